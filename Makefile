@@ -1,0 +1,39 @@
+# locksim: two commands on a fresh Debian 12 machine.
+#   make demo   installs what is missing, builds, runs the bundled scenarios
+#   make test   installs what is missing, builds, runs every test (ctest)
+BUILD ?= build
+JOBS ?= 2
+BUILD_TYPE ?= RelWithDebInfo
+CMAKE_FLAGS ?=
+
+.PHONY: all deps build demo test test-asan clean
+
+all: build
+
+deps:
+	@bash .ci/install-deps
+
+build: deps
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) >/dev/null
+	@cmake --build $(BUILD) -j$(JOBS) -- --no-print-directory
+
+demo: build
+	@echo
+	@echo "== every bundled scenario, every variant it names, on the virtual Redis"
+	@$(BUILD)/locksim check scenarios/
+	@echo
+	@echo "== one of them in detail: seed 000's 2:15 -> 2:21 story with a plain DEL release"
+	@$(BUILD)/locksim run scenarios/f02-del-frees-other.json --algorithm set-nx-px-del \
+	  --json $(BUILD)/f02-set-nx-px-del.json; test $$? -eq 1
+	@echo "(result JSON: $(BUILD)/f02-set-nx-px-del.json)"
+
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
+test-asan:
+	@$(MAKE) --no-print-directory test BUILD=build-asan BUILD_TYPE=Debug \
+	  CMAKE_FLAGS=-DLOCKSIM_SANITIZE=ON
+
+clean:
+	rm -rf build build-asan

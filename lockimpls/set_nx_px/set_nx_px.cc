@@ -1,0 +1,27 @@
+#include "lockimpls/set_nx_px/set_nx_px.h"
+
+namespace locksim {
+
+Task<bool> SetNxPxLock::Acquire() {
+  token_ = env_.RandomToken();
+  const std::string ttl_ms =
+      std::to_string(duration_cast<Millis>(config_.ttl).count());
+  const Nanos end = env_.Now() + config_.acquire_timeout;
+  // Commands are built as named locals: g++ 12 miscompiles braced lists
+  // of strings inside a co_await expression ("array used as initializer").
+  const Command set = {"SET", config_.key, token_, "NX", "PX", ttl_ms};
+  for (;;) {
+    Reply r = co_await env_.Call(0, set);
+    if (r.IsOk()) co_return true;
+    if (env_.Now() >= end) co_return false;
+    co_await env_.SleepFor(config_.retry_delay);
+  }
+}
+
+Task<bool> SetNxPxLock::Release() {
+  Command eval = {"EVAL", std::string(kCompareAndDeleteScript), "1", config_.key, token_};
+  Reply r = co_await env_.Call(0, std::move(eval));
+  co_return r.IsInteger(1);
+}
+
+}  // namespace locksim

@@ -1,0 +1,11 @@
+#include "lockimpls/set_nx_px_del/set_nx_px_del.h"
+
+namespace locksim {
+
+Task<bool> SetNxPxDelLock::Release() {
+  Command del = {"DEL", config_.key};
+  Reply r = co_await env_.Call(0, std::move(del));
+  co_return r.IsInteger(1);
+}
+
+}  // namespace locksim

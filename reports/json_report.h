@@ -1,0 +1,24 @@
+// The result of a run as versioned JSON (schema: docs/result-schema.md).
+// Field order is fixed and every number is an integer, so the same virtual
+// run gives byte-identical output.
+#ifndef LOCKSIM_REPORTS_JSON_REPORT_H_
+#define LOCKSIM_REPORTS_JSON_REPORT_H_
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/runner.h"
+
+namespace locksim {
+
+inline constexpr int kResultSchemaVersion = 1;
+
+nlohmann::ordered_json ResultToJson(const RunResult& result, bool with_history);
+
+// One line per violation, for terminals: "B and C both held lock:x ...".
+std::string DescribeViolation(const RunResult& result, const Violation& v);
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_REPORTS_JSON_REPORT_H_

@@ -1,0 +1,57 @@
+// Env: everything lock code may see of the world, and nothing more. A lock
+// variant is written once against this interface and runs unchanged on the
+// virtual backend (simulated time, simulated network, virtual Redis) and on
+// the real one (wall-clock time, TCP, redis-server). In LevelDB's manner the
+// Env is injected, never reached through a global; in FoundationDB's manner
+// time is only ever awaited, never blocked on.
+#ifndef LOCKSIM_SIM_ENV_H_
+#define LOCKSIM_SIM_ENV_H_
+
+#include <cstdint>
+#include <string>
+
+#include "sim/reply.h"
+#include "sim/task.h"
+#include "sim/time.h"
+
+namespace locksim {
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  // Sends `cmd` to Redis node `node` (0-based) over this process's own
+  // connection and awaits the reply. A transport failure (connection lost,
+  // node unreachable) arrives as an error reply, never as an exception.
+  virtual Task<Reply> Call(int node, Command cmd) = 0;
+
+  // Number of Redis nodes this process can talk to.
+  virtual int NodeCount() const = 0;
+
+  // This process's local clock as a unix-epoch reading. It may be offset or
+  // drifting relative to true time and to other processes: that is the
+  // point of clock faults.
+  virtual Nanos Now() const = 0;
+
+  // Suspends this process's current thread for `d` of true time. While the
+  // process is paused the wake-up waits for the pause to end.
+  virtual Task<void> SleepFor(Nanos d) = 0;
+
+  // The run's seeded random source: the same seed, the same draws.
+  virtual uint64_t Random() = 0;
+
+  // Convenience: a 128-bit random token as 32 hex digits (lock owner ids).
+  std::string RandomToken() {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (int word = 0; word < 2; ++word) {
+      uint64_t r = Random();
+      for (int i = 0; i < 16; ++i, r >>= 4) out += kHex[r & 15];
+    }
+    return out;
+  }
+};
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_ENV_H_

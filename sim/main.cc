@@ -1,0 +1,289 @@
+// locksim: the command line. Exit codes: 0 no violation, 1 violations found
+// (for `check`: a verdict differs from the scenario's expectation), 2 bad
+// input or usage, 3 the harness itself failed.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+
+#include "lockimpls/lock.h"
+#include "reports/json_report.h"
+#include "sim/errors.h"
+#include "sim/runner.h"
+#include "sim/scenario.h"
+
+namespace po = boost::program_options;
+
+namespace locksim {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: locksim <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run SCENARIO.json   run one scenario with one algorithm and check it\n"
+    "  check PATH...       run every scenario (files or folders) against every\n"
+    "                      algorithm in its \"expect\" map; compare verdicts\n"
+    "  list                list the lock algorithms\n"
+    "\n"
+    "`locksim <command> --help` shows a command's options.\n"
+    "exit codes: 0 safe, 1 violations found (check: a verdict not as expected),\n"
+    "            2 bad input or usage, 3 the harness failed\n";
+
+struct CommonOptions {
+  std::string backend = "virtual";
+  std::string time_scale;
+  std::string redis_server = "redis-server";
+};
+
+void AddCommon(po::options_description& d, CommonOptions* c) {
+  d.add_options()(
+      "backend", po::value(&c->backend)->default_value("virtual"),
+      "virtual (deterministic, simulated Redis) or real (redis-server processes)")(
+      "time-scale", po::value(&c->time_scale),
+      "multiply every scenario duration, e.g. 1/500 (default: 1 on virtual, the "
+      "scenario's real_time_scale on real)")(
+      "redis-server", po::value(&c->redis_server)->default_value("redis-server"),
+      "redis-server binary for --backend real");
+}
+
+RunOptions ToRunOptions(const CommonOptions& c) {
+  RunOptions o;
+  if (c.backend == "virtual") {
+    o.backend = Backend::kVirtual;
+  } else if (c.backend == "real") {
+    o.backend = Backend::kReal;
+  } else {
+    throw InputError("--backend: expected \"virtual\" or \"real\", got \"" + c.backend + "\"");
+  }
+  if (!c.time_scale.empty()) {
+    std::string error;
+    auto scale = ParseTimeScale(c.time_scale, &error);
+    if (!scale) throw InputError("--time-scale: " + error);
+    o.time_scale = *scale;
+  }
+  o.redis_server = c.redis_server;
+  return o;
+}
+
+uint64_t ParseSeed(const std::string& text) {
+  uint64_t v = 0;
+  if (text.empty() || text.size() > 20) throw InputError("--seed: expected a non-negative integer, got \"" + text + "\"");
+  for (char ch : text) {
+    if (ch < '0' || ch > '9') throw InputError("--seed: expected a non-negative integer, got \"" + text + "\"");
+    uint64_t d = static_cast<uint64_t>(ch - '0');
+    if (v > (UINT64_MAX - d) / 10) throw InputError("--seed: too large: " + text);
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+po::variables_map Parse(const std::vector<std::string>& args, po::options_description& d,
+                        po::positional_options_description& pos) {
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
+  po::notify(vm);
+  return vm;
+}
+
+std::string ExpectationText(const Expectation& x) {
+  std::string s = x.verdict;
+  if (x.has_overlaps) {
+    for (size_t i = 0; i < x.overlaps.size(); ++i) s += (i ? "," : " ") + x.overlaps[i];
+  }
+  return s;
+}
+
+std::string OutcomeText(const RunResult& r) {
+  std::string s(r.verdict());
+  auto pairs = r.OverlapPairs();
+  for (size_t i = 0; i < pairs.size(); ++i) s += (i ? "," : " ") + pairs[i];
+  return s;
+}
+
+void PrintSummary(std::ostream& out, const RunResult& r) {
+  out << r.scenario.name << " · " << r.algorithm << " · " << BackendName(r.backend)
+      << " · seed " << r.seed;
+  if (!r.time_scale.IsIdentity()) out << " · time scale " << r.time_scale.ToString();
+  out << "\n";
+  out << "verdict: " << (r.violated() ? "VIOLATED" : "SAFE");
+  if (r.violated()) out << " (" << r.check.violations.size() << " overlapping pair(s))";
+  out << "; " << r.acquisitions << " acquisitions, " << r.failed_acquisitions
+      << " timed out, " << r.redis_commands << " Redis commands\n";
+  for (const Violation& v : r.check.violations) out << "  " << DescribeViolation(r, v) << "\n";
+  if (auto met = r.ExpectationMet()) {
+    out << "expected: " << ExpectationText(r.scenario.expect.at(r.algorithm)) << " — "
+        << (*met ? "as expected" : "NOT as expected") << "\n";
+  }
+}
+
+int RunCommand(const std::vector<std::string>& args) {
+  CommonOptions common;
+  std::string scenario_path, algorithm, seed, json_path;
+  bool history = false, quiet = false, help = false;
+  po::options_description d("locksim run SCENARIO.json [options]");
+  d.add_options()("help,h", po::bool_switch(&help), "show this help")(
+      "scenario", po::value(&scenario_path), "scenario file")(
+      "algorithm", po::value(&algorithm), "lock algorithm id (default: the scenario's)")(
+      "seed", po::value(&seed), "seed (default: the scenario's)")(
+      "json", po::value(&json_path), "write the result JSON to PATH, or - for stdout")(
+      "history", po::bool_switch(&history), "include the full history in the JSON")(
+      "quiet,q", po::bool_switch(&quiet), "no summary");
+  AddCommon(d, &common);
+  po::positional_options_description pos;
+  pos.add("scenario", 1);
+  Parse(args, d, pos);
+  if (help) {
+    std::cout << d;
+    return kExitSafe;
+  }
+  if (scenario_path.empty()) throw InputError("locksim run: missing SCENARIO.json");
+  RunOptions options = ToRunOptions(common);
+  options.algorithm = algorithm;
+  if (!seed.empty()) options.seed = ParseSeed(seed);
+  Scenario scenario = LoadScenario(scenario_path);
+  RunResult result = RunScenario(scenario, options);
+
+  if (!json_path.empty()) {
+    const std::string text = ResultToJson(result, history).dump(2) + "\n";
+    if (json_path == "-") {
+      std::cout << text << std::flush;
+    } else {
+      std::ofstream out(json_path, std::ios::binary);
+      out << text;
+      if (!out) throw InputError("--json: cannot write " + json_path);
+    }
+  }
+  if (!quiet) PrintSummary(json_path == "-" ? std::cerr : std::cout, result);
+  return result.violated() ? kExitViolated : kExitSafe;
+}
+
+std::vector<std::string> ScenarioFiles(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) {
+      std::vector<std::string> in_dir;
+      for (const auto& e : std::filesystem::directory_iterator(p)) {
+        const std::string name = e.path().filename().string();
+        if (e.path().extension() == ".json" && name != "schema.json") in_dir.push_back(e.path().string());
+      }
+      std::sort(in_dir.begin(), in_dir.end());
+      files.insert(files.end(), in_dir.begin(), in_dir.end());
+    } else if (std::filesystem::exists(p, ec)) {
+      files.push_back(p);
+    } else {
+      throw InputError(p + ": no such file or folder");
+    }
+  }
+  if (files.empty()) throw InputError("locksim check: no scenario files found");
+  return files;
+}
+
+int CheckCommand(const std::vector<std::string>& args) {
+  CommonOptions common;
+  std::vector<std::string> paths;
+  bool help = false;
+  po::options_description d("locksim check PATH... [options]");
+  d.add_options()("help,h", po::bool_switch(&help), "show this help")(
+      "path", po::value(&paths), "scenario files or folders");
+  AddCommon(d, &common);
+  po::positional_options_description pos;
+  pos.add("path", -1);
+  Parse(args, d, pos);
+  if (help) {
+    std::cout << d;
+    return kExitSafe;
+  }
+  if (paths.empty()) throw InputError("locksim check: missing PATH (a scenario file or folder)");
+  const RunOptions base = ToRunOptions(common);
+  std::vector<Scenario> scenarios;
+  for (const std::string& f : ScenarioFiles(paths)) scenarios.push_back(LoadScenario(f));
+
+  std::printf("%-26s %-15s %-8s %-20s %-20s %s\n", "scenario", "algorithm", "backend", "verdict",
+              "expected", "");
+  int runs = 0, mismatches = 0;
+  for (const Scenario& s : scenarios) {
+    for (const auto& [algo, expectation] : s.expect) {
+      RunOptions o = base;
+      o.algorithm = algo;
+      RunResult r = RunScenario(s, o);
+      const bool met = r.ExpectationMet().value_or(false);
+      ++runs;
+      if (!met) ++mismatches;
+      std::printf("%-26s %-15s %-8s %-20s %-20s %s\n", s.name.c_str(), algo.c_str(),
+                  std::string(BackendName(o.backend)).c_str(), OutcomeText(r).c_str(),
+                  ExpectationText(expectation).c_str(), met ? "ok" : "MISMATCH");
+      std::fflush(stdout);
+    }
+  }
+  std::printf("%d of %d runs as expected\n", runs - mismatches, runs);
+  return mismatches == 0 ? kExitSafe : kExitViolated;
+}
+
+int ListCommand(const std::vector<std::string>& args) {
+  bool verbose = false, help = false;
+  po::options_description d("locksim list [options]");
+  d.add_options()("help,h", po::bool_switch(&help), "show this help")(
+      "verbose,v", po::bool_switch(&verbose), "show source, behaviour and known bug");
+  po::positional_options_description pos;
+  Parse(args, d, pos);
+  if (help) {
+    std::cout << d;
+    return kExitSafe;
+  }
+  for (const AlgorithmInfo& a : Algorithms()) {
+    if (!verbose) {
+      std::printf("%-16s %s\n", std::string(a.id).c_str(), std::string(a.summary).c_str());
+      continue;
+    }
+    std::printf("%s\n  %s\n  source: %s\n  bug: %s\n", std::string(a.id).c_str(),
+                std::string(a.summary).c_str(), std::string(a.source).c_str(),
+                std::string(a.bug).c_str());
+  }
+  return kExitSafe;
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return kExitBadInput;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  try {
+    if (command == "run") return RunCommand(args);
+    if (command == "check") return CheckCommand(args);
+    if (command == "list") return ListCommand(args);
+    if (command == "help" || command == "--help" || command == "-h") {
+      std::fputs(kUsage, stdout);
+      return kExitSafe;
+    }
+    std::fprintf(stderr, "locksim: unknown command \"%s\"\n\n%s", command.c_str(), kUsage);
+    return kExitBadInput;
+  } catch (const po::error& e) {
+    std::fprintf(stderr, "locksim %s: %s\n", command.c_str(), e.what());
+    return kExitBadInput;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "locksim: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const HarnessError& e) {
+    std::fprintf(stderr, "locksim: harness failure: %s\n", e.what());
+    return kExitHarness;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "locksim: internal error: %s\n", e.what());
+    return kExitHarness;
+  }
+}
+
+}  // namespace
+}  // namespace locksim
+
+int main(int argc, char** argv) { return locksim::Main(argc, argv); }

@@ -1,0 +1,159 @@
+#include "sim/real/real_world.h"
+
+#include <poll.h>
+
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+
+#include "sim/errors.h"
+
+namespace locksim {
+namespace {
+
+Nanos WallClock() {
+  return duration_cast<Nanos>(std::chrono::system_clock::now().time_since_epoch());
+}
+
+// Converts a hiredis reply once, at the socket; nothing of hiredis leaks out.
+Reply FromHiredis(const redisReply* r) {
+  switch (r->type) {
+    case REDIS_REPLY_STATUS: return Reply::Status(std::string(r->str, r->len));
+    case REDIS_REPLY_ERROR: return Reply::Error(std::string(r->str, r->len));
+    case REDIS_REPLY_INTEGER: return Reply::Integer(r->integer);
+    case REDIS_REPLY_STRING: return Reply::String(std::string(r->str, r->len));
+    case REDIS_REPLY_ARRAY: {
+      std::vector<Reply> elements;
+      for (size_t i = 0; i < r->elements; ++i) elements.push_back(FromHiredis(r->element[i]));
+      return Reply::Array(std::move(elements));
+    }
+    default: return Reply::Nil();
+  }
+}
+
+}  // namespace
+
+// One client's connection to one node, with the read/write interest hiredis
+// asks for through its event hooks (the same hooks its libevent or ae
+// adapters implement; here poll() serves them).
+struct RealWorld::Conn {
+  redisAsyncContext* ac = nullptr;
+  bool want_read = false;
+  bool want_write = false;
+  int node = 0;
+};
+
+struct RealWorld::Pending {
+  RealWorld* world;
+  int client;
+  int node;
+  std::function<void(Reply)> done;
+};
+
+RealWorld::RealWorld(const Options& options)
+    : Runtime(options.seed, WallClock()),
+      ports_(options.ports),
+      start_(std::chrono::steady_clock::now()) {
+  for (size_t i = 0; i < ports_.size(); ++i) AddProcess("redis" + std::to_string(i));
+}
+
+RealWorld::~RealWorld() {
+  shutting_down_ = true;
+  for (auto& [key, conn] : conns_) {
+    if (conn->ac != nullptr) redisAsyncFree(conn->ac);  // runs pending callbacks
+  }
+}
+
+Nanos RealWorld::Elapsed() const {
+  return duration_cast<Nanos>(std::chrono::steady_clock::now() - start_);
+}
+
+RealWorld::Conn* RealWorld::Connection(int client, int node) {
+  auto& slot = conns_[{client, node}];
+  if (slot && slot->ac != nullptr) return slot.get();
+  slot = std::make_unique<Conn>();
+  slot->node = node;
+  redisAsyncContext* ac = redisAsyncConnect("127.0.0.1", ports_[node]);
+  if (ac == nullptr || ac->err) {
+    std::string why = ac ? ac->errstr : "out of memory";
+    if (ac) redisAsyncFree(ac);
+    throw HarnessError("cannot connect to redis-server on 127.0.0.1:" +
+                       std::to_string(ports_[node]) + ": " + why);
+  }
+  Conn* c = slot.get();
+  c->ac = ac;
+  ac->ev.data = c;
+  ac->ev.addRead = [](void* d) { static_cast<Conn*>(d)->want_read = true; };
+  ac->ev.delRead = [](void* d) { static_cast<Conn*>(d)->want_read = false; };
+  ac->ev.addWrite = [](void* d) { static_cast<Conn*>(d)->want_write = true; };
+  ac->ev.delWrite = [](void* d) { static_cast<Conn*>(d)->want_write = false; };
+  ac->ev.cleanup = [](void* d) {
+    auto* conn = static_cast<Conn*>(d);
+    conn->ac = nullptr;  // hiredis is freeing the context
+    conn->want_read = conn->want_write = false;
+  };
+  return c;
+}
+
+void RealWorld::OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
+  auto* p = static_cast<Pending*>(privdata);
+  RealWorld* world = p->world;
+  if (!world->shutting_down_) {
+    Reply r = reply != nullptr
+                  ? FromHiredis(static_cast<redisReply*>(reply))
+                  : Reply::Error("ERR locksim: connection to node " + std::to_string(p->node) +
+                                 " lost" + (ac && ac->errstr[0] ? std::string(": ") + ac->errstr : ""));
+    world->now_ = std::max(world->now_, world->Elapsed());
+    world->At(world->now_, p->client,
+              [done = std::move(p->done), r = std::move(r)] { done(r); });
+  }
+  delete p;
+}
+
+void RealWorld::Send(int client, int node, Command cmd,
+                     std::function<void(Reply)> done) {
+  Conn* c = Connection(client, node);
+  std::vector<const char*> argv;
+  std::vector<size_t> lens;
+  for (const std::string& a : cmd) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  auto* pending = new Pending{this, client, node, std::move(done)};
+  if (redisAsyncCommandArgv(c->ac, &RealWorld::OnReply, pending,
+                            static_cast<int>(argv.size()), argv.data(),
+                            lens.data()) != REDIS_OK) {
+    Reply err = Reply::Error("ERR locksim: cannot send to node " + std::to_string(node));
+    At(now_, client, [d = std::move(pending->done), err] { d(err); });
+    delete pending;
+  }
+}
+
+void RealWorld::AdvanceTo(Nanos t) {
+  for (;;) {
+    now_ = Elapsed();
+    if (now_ >= t) return;
+    std::vector<pollfd> fds;
+    std::vector<Conn*> owners;
+    for (auto& [key, conn] : conns_) {
+      if (conn->ac == nullptr || !(conn->want_read || conn->want_write)) continue;
+      short events = (conn->want_read ? POLLIN : 0) | (conn->want_write ? POLLOUT : 0);
+      fds.push_back(pollfd{conn->ac->c.fd, events, 0});
+      owners.push_back(conn.get());
+    }
+    const Nanos wait = t - now_;
+    timespec ts{static_cast<time_t>(wait.count() / 1000000000),
+                static_cast<long>(wait.count() % 1000000000)};
+    const int n = ppoll(fds.data(), fds.size(), &ts, nullptr);
+    now_ = Elapsed();
+    if (n <= 0) continue;  // timeout (or EINTR): loop re-checks the clock
+    for (size_t i = 0; i < fds.size(); ++i) {
+      Conn* c = owners[i];
+      if (fds[i].revents == 0 || c->ac == nullptr) continue;
+      if (fds[i].revents & (POLLIN | POLLERR | POLLHUP)) redisAsyncHandleRead(c->ac);
+      if (c->ac != nullptr && (fds[i].revents & POLLOUT)) redisAsyncHandleWrite(c->ac);
+    }
+    return;  // replies may have scheduled events for now
+  }
+}
+
+}  // namespace locksim

@@ -1,0 +1,162 @@
+#include "sim/real/redis_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "sim/errors.h"
+
+namespace locksim {
+namespace {
+
+// Asks the kernel for a free port on 127.0.0.1. Another process may take it
+// before redis-server binds it; Start() then retries with a new one.
+int PickPort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) throw HarnessError("socket(): cannot pick a port");
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof addr;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    close(fd);
+    throw HarnessError("bind(127.0.0.1:0): cannot pick a port");
+  }
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+std::string ReadTail(const std::string& path, size_t max) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  return s.size() > max ? s.substr(s.size() - max) : s;
+}
+
+bool Pings(int port) {
+  timeval tv{0, 200000};
+  redisContext* c = redisConnectWithTimeout("127.0.0.1", port, tv);
+  bool ok = false;
+  if (c != nullptr && c->err == 0) {
+    auto* r = static_cast<redisReply*>(redisCommand(c, "PING"));
+    ok = r != nullptr && r->type == REDIS_REPLY_STATUS && std::string(r->str) == "PONG";
+    if (r != nullptr) freeReplyObject(r);
+  }
+  if (c != nullptr) redisFree(c);
+  return ok;
+}
+
+}  // namespace
+
+std::string RedisServer::Resolve(const std::string& binary) {
+  if (binary.find('/') != std::string::npos) {
+    return access(binary.c_str(), X_OK) == 0 ? binary : std::string();
+  }
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::stringstream ss(dirs);
+  std::string dir;
+  while (std::getline(ss, dir, ':')) {
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + binary;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return {};
+}
+
+std::unique_ptr<RedisServer> RedisServer::Start(const RedisServerOptions& options) {
+  const std::string binary = Resolve(options.binary);
+  if (binary.empty()) {
+    throw InputError("--redis-server: \"" + options.binary +
+                     "\" not found; the real backend needs redis-server "
+                     "(run `make deps`, or `apt-get install redis-server`, or "
+                     "pass --redis-server PATH)");
+  }
+  std::string last_error;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::unique_ptr<RedisServer> server(new RedisServer());
+    std::string tmpl = (std::filesystem::temp_directory_path() / "locksim-redis-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) throw HarnessError("mkdtemp(" + tmpl + ") failed");
+    server->dir_ = tmpl;
+    server->port_ = PickPort();
+    const std::string port = std::to_string(server->port_);
+    const std::string log = server->dir_ + "/redis.log";
+    std::vector<std::string> args = {binary,          "--port",       port,
+                                     "--bind",        "127.0.0.1",    "--protected-mode",
+                                     "yes",           "--save",       "",
+                                     "--appendonly",  "no",           "--dir",
+                                     server->dir_,    "--logfile",    log,
+                                     "--daemonize",   "no",           "--enable-debug-command",
+                                     "local"};
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    const pid_t parent = getpid();
+    const pid_t pid = fork();
+    if (pid < 0) throw HarnessError("fork() failed");
+    if (pid == 0) {
+      // The server must not outlive the harness, even after a SIGKILL.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(127);
+      if (!options.clock_shim.empty()) {
+        setenv("LD_PRELOAD", options.clock_shim.c_str(), 1);
+        setenv("LOCKSIM_CLOCK_FILE", options.clock_file.c_str(), 1);
+      }
+      execv(binary.c_str(), argv.data());
+      _exit(127);
+    }
+    server->pid_ = pid;
+
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    bool exited = false;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status;
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        exited = true;
+        server->pid_ = -1;
+        break;
+      }
+      if (Pings(server->port_)) return server;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    last_error = ReadTail(log, 600);
+    if (!exited || last_error.find("Address already in use") == std::string::npos) break;
+  }
+  throw HarnessError("redis-server did not start on 127.0.0.1: " + last_error);
+}
+
+void RedisServer::Stop() {
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    int status;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+  if (!dir_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+    dir_.clear();
+  }
+}
+
+RedisServer::~RedisServer() { Stop(); }
+
+}  // namespace locksim

@@ -1,0 +1,118 @@
+#include "sim/runner.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+
+#include "sim/errors.h"
+#include "sim/process_env.h"
+#include "sim/real/real_world.h"
+#include "sim/real/redis_server.h"
+#include "sim/virtual_world.h"
+#include "sim/workload.h"
+
+namespace locksim {
+
+std::string_view BackendName(Backend b) {
+  return b == Backend::kVirtual ? "virtual" : "real";
+}
+
+std::vector<std::string> RunResult::OverlapPairs() const {
+  std::vector<std::string> pairs;
+  for (const Violation& v : check.violations) {
+    std::string pair = history.name(v.first.process) + "/" + history.name(v.second.process);
+    if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(pair);
+  }
+  return pairs;
+}
+
+std::optional<bool> RunResult::ExpectationMet() const {
+  auto it = scenario.expect.find(algorithm);
+  if (it == scenario.expect.end()) return std::nullopt;
+  const Expectation& x = it->second;
+  if (x.verdict != verdict()) return false;
+  if (!x.has_overlaps) return true;
+  // Pairs are unordered: "A/B" and "B/A" are the same overlap.
+  auto normalize = [](const std::vector<std::string>& v) {
+    std::set<std::string> out;
+    for (const std::string& p : v) {
+      size_t slash = p.find('/');
+      std::string a = p.substr(0, slash), b = p.substr(slash + 1);
+      out.insert(a < b ? a + "/" + b : b + "/" + a);
+    }
+    return out;
+  };
+  return normalize(x.overlaps) == normalize(OverlapPairs());
+}
+
+RunResult RunScenario(const Scenario& input, const RunOptions& options) {
+  RunResult result;
+  result.algorithm = options.algorithm.empty() ? input.algorithm : options.algorithm;
+  const AlgorithmInfo* algo = FindAlgorithm(result.algorithm);
+  if (algo == nullptr) {
+    throw InputError("--algorithm: unknown algorithm \"" + result.algorithm +
+                     "\" (known: " + AlgorithmIds() + ")");
+  }
+  result.backend = options.backend;
+  result.seed = options.seed.value_or(input.seed);
+  result.time_scale = options.time_scale.value_or(
+      options.backend == Backend::kReal ? input.real_time_scale : TimeScale{});
+  result.scenario = Scaled(input, result.time_scale);
+  const Scenario& s = result.scenario;
+  if (s.lock.ttl < std::chrono::milliseconds(1)) {
+    throw InputError("--time-scale: scales the lock TTL below 1ms");
+  }
+
+  std::vector<std::unique_ptr<RedisServer>> servers;
+  std::unique_ptr<Runtime> world;
+  if (options.backend == Backend::kVirtual) {
+    world = std::make_unique<VirtualWorld>(VirtualWorld::Options{
+        result.seed, s.nodes, s.network.latency_min, s.network.latency_max});
+  } else {
+    RealWorld::Options real;
+    real.seed = result.seed;
+    for (int i = 0; i < s.nodes; ++i) {
+      RedisServerOptions server;
+      server.binary = options.redis_server;
+      servers.push_back(RedisServer::Start(server));
+      real.ports.push_back(servers.back()->port());
+    }
+    world = std::make_unique<RealWorld>(real);
+  }
+  world->SetReplayHint("locksim run " + input.file + " --algorithm " + result.algorithm +
+                       " --seed " + std::to_string(result.seed) + " --backend " +
+                       std::string(BackendName(options.backend)));
+
+  std::vector<std::unique_ptr<ProcessEnv>> envs;
+  std::vector<std::unique_ptr<Lock>> locks;
+  std::map<std::string, int> process_of;
+  for (const ClientSpec& c : s.clients) {
+    const int p = world->AddProcess(c.name);
+    process_of[c.name] = p;
+    envs.push_back(std::make_unique<ProcessEnv>(world.get(), p));
+    locks.push_back(algo->make(*envs.back(), s.lock));
+  }
+  for (size_t i = 0; i < s.clients.size(); ++i) {
+    world->Spawn(envs[i]->process(), s.clients[i].start,
+                 RunClient(*world, *envs[i], *locks[i], s.clients[i], s.lock.key));
+  }
+  ScheduleFaults(*world, s.faults,
+                 [&](const std::string& name) { return process_of.at(name); });
+
+  world->Run(s.duration);
+
+  result.end = world->Now();
+  for (const auto& env : envs) result.redis_commands += env->commands_sent();
+  result.history = std::move(world->history());
+  world.reset();  // coroutine frames go before the envs and locks they use
+  servers.clear();
+  for (const Op& op : result.history.ops()) {
+    if (op.f != OpF::kAcquire) continue;
+    if (op.type == OpType::kOk) ++result.acquisitions;
+    if (op.type == OpType::kFail) ++result.failed_acquisitions;
+  }
+  result.check = CheckMutualExclusion(result.history, result.end);
+  return result;
+}
+
+}  // namespace locksim

@@ -1,0 +1,129 @@
+// Runtime: the event loop both worlds share. It owns what is the same in the
+// virtual and the real world: the processes (clients, Redis nodes, the
+// nemesis), their clocks, their pauses, the history, the seeded random
+// source, and an event queue ordered by (time, sequence) in integer
+// nanoseconds, ties in FIFO order (as FoundationDB's sim2 and simcpp20).
+//
+// A world differs only in how time advances and how a command reaches a
+// Redis node:
+//   * VirtualWorld jumps true time to the next event and delivers commands to
+//     in-process virtual Redis nodes over a simulated network;
+//   * RealWorld waits (poll) for the wall clock or a socket, and sends
+//     commands to redis-server processes with hiredis.
+//
+// A paused process runs nothing: any of its events that fall due while it is
+// paused (a timer, a reply sitting in its socket) waits for the pause to end,
+// in its original order.
+#ifndef LOCKSIM_SIM_RUNTIME_H_
+#define LOCKSIM_SIM_RUNTIME_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/history.h"
+#include "sim/random.h"
+#include "sim/reply.h"
+#include "sim/task.h"
+#include "sim/time.h"
+
+namespace locksim {
+
+// A process's local clock: local = unix(true time) + offset + drift.
+// drift_ppm is in parts per million of elapsed true time.
+struct ProcessClock {
+  Nanos offset{0};
+  int64_t drift_ppm = 0;
+};
+
+class Runtime {
+ public:
+  using Callback = std::function<void()>;
+
+  Runtime(uint64_t seed, Nanos unix_start);
+  virtual ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Processes. Id 0 is the nemesis (never paused).
+  int AddProcess(std::string name);
+  int nemesis() const { return history_.nemesis(); }
+
+  Nanos Now() const { return now_; }  // true time since the run started
+  Nanos LocalNow(int process) const;  // that process's unix-epoch clock
+  void SetClock(int process, ProcessClock clock);
+
+  // Schedules fn on behalf of `process` at true time `at` (>= Now()).
+  void At(Nanos at, int process, Callback fn);
+  void After(Nanos delay, int process, Callback fn) {
+    At(now_ + delay, process, std::move(fn));
+  }
+
+  // The process runs nothing until true time `until`.
+  void Pause(int process, Nanos until);
+  bool IsPaused(int process) const;
+
+  // Starts `task` as a top-level task of `process` at true time `at`.
+  void Spawn(int process, Nanos at, Task<void> task);
+
+  // Runs until every spawned task has finished or true time reaches
+  // `deadline`, whichever is first.
+  void Run(Nanos deadline);
+
+  // Transport, implemented by each world: deliver `cmd` from `client` to
+  // Redis node `node` and call `done` (as an event of `client`) with the
+  // reply.
+  virtual void Send(int client, int node, Command cmd,
+                    std::function<void(Reply)> done) = 0;
+  virtual int NodeCount() const = 0;
+
+  History& history() { return history_; }
+  const History& history() const { return history_; }
+  Random& random() { return random_; }
+
+  // What a developer needs to replay this run when an invariant breaks.
+  void SetReplayHint(std::string hint) { replay_hint_ = std::move(hint); }
+  // Aborts loudly, naming the seed and the command that replays the run.
+  [[noreturn]] void InvariantBroken(const std::string& what) const;
+
+ protected:
+  // Advance true time towards `t`. The virtual world jumps there; the real
+  // world waits for the clock or for I/O, which may schedule events and
+  // return early. Must leave now_ <= t only if events were scheduled.
+  virtual void AdvanceTo(Nanos t) = 0;
+
+  Nanos now_{0};
+
+ private:
+  struct Event {
+    Nanos at;
+    uint64_t seq;
+    int process;
+    Callback fn;
+  };
+  struct Later {
+    bool operator()(const Event& a, const Event& b) const {
+      return a.at != b.at ? a.at > b.at : a.seq > b.seq;
+    }
+  };
+  void Push(Nanos at, int process, Callback fn);
+  Event Pop();
+  bool AllTasksDone() const;
+
+  History history_;
+  Random random_;
+  uint64_t seed_;
+  Nanos unix_start_;
+  std::string replay_hint_;
+  uint64_t next_seq_ = 0;
+  std::vector<Event> queue_;  // a binary heap under Later
+  std::vector<ProcessClock> clocks_;
+  std::vector<Nanos> paused_until_;
+  std::vector<Task<void>> tasks_;
+};
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_RUNTIME_H_

@@ -1,0 +1,26 @@
+// The client workload: repeat acquire -> critical section (hold) -> release,
+// for a number of iterations or until the run ends, recording each step in
+// the history (acquire, cs, release). A client that cannot acquire within
+// its acquire timeout records a failed acquire and tries again next
+// iteration.
+#ifndef LOCKSIM_SIM_WORKLOAD_H_
+#define LOCKSIM_SIM_WORKLOAD_H_
+
+#include "lockimpls/lock.h"
+#include "sim/process_env.h"
+#include "sim/runtime.h"
+#include "sim/scenario.h"
+
+namespace locksim {
+
+Task<void> RunClient(Runtime& runtime, ProcessEnv& env, Lock& lock,
+                     const ClientSpec& spec, const std::string& resource);
+
+// Schedules the scenario's faults as nemesis events. `process_of` maps a
+// client name to its process id.
+void ScheduleFaults(Runtime& runtime, const std::vector<FaultSpec>& faults,
+                    const std::function<int(const std::string&)>& process_of);
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_WORKLOAD_H_
