@@ -32,7 +32,7 @@ test: build
 
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan:
-	@$(MAKE) --no-print-directory test BUILD=build-asan BUILD_TYPE=Debug \
+	@$(MAKE) --no-print-directory test BUILD=build-asan BUILD_TYPE=RelWithDebInfo \
 	  CMAKE_FLAGS=-DLOCKSIM_SANITIZE=ON
 
 clean:

@@ -16,6 +16,7 @@
 #include "lockimpls/lock.h"
 #include "reports/json_report.h"
 #include "sim/errors.h"
+#include "sim/real/interrupt.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
 
@@ -35,7 +36,8 @@ constexpr char kUsage[] =
     "\n"
     "`locksim <command> --help` shows a command's options.\n"
     "exit codes: 0 safe, 1 violations found (check: a verdict not as expected),\n"
-    "            2 bad input or usage, 3 the harness failed\n";
+    "            2 bad input or usage, 3 the harness failed,\n"
+    "            128+N stopped by signal N (after stopping every server it started)\n";
 
 struct CommonOptions {
   std::string backend = "virtual";
@@ -274,6 +276,9 @@ int Main(int argc, char** argv) {
   } catch (const InputError& e) {
     std::fprintf(stderr, "locksim: %s\n", e.what());
     return kExitBadInput;
+  } catch (const Interrupted& e) {
+    std::fprintf(stderr, "locksim: %s; every server it started is stopped\n", e.what());
+    return 128 + e.signal;
   } catch (const HarnessError& e) {
     std::fprintf(stderr, "locksim: harness failure: %s\n", e.what());
     return kExitHarness;

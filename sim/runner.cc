@@ -6,6 +6,7 @@
 
 #include "sim/errors.h"
 #include "sim/process_env.h"
+#include "sim/real/interrupt.h"
 #include "sim/real/real_world.h"
 #include "sim/real/redis_server.h"
 #include "sim/virtual_world.h"
@@ -63,6 +64,10 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
     throw InputError("--time-scale: scales the lock TTL below 1ms");
   }
 
+  // Declared first, destroyed last: signals stay caught until every server
+  // below has been stopped.
+  std::optional<InterruptGuard> interrupt_guard;
+  if (options.backend == Backend::kReal) interrupt_guard.emplace();
   std::vector<std::unique_ptr<RedisServer>> servers;
   std::unique_ptr<Runtime> world;
   if (options.backend == Backend::kVirtual) {

@@ -73,6 +73,11 @@ Task<int> Chain(int depth) {
 }
 
 TEST(TaskTest, DeepAwaitChainsDoNotOverflowTheStack) {
+#ifdef LOCKSIM_SANITIZE
+  // Symmetric transfer relies on the compiler emitting a tail call, which
+  // g++ does not do under AddressSanitizer; the plain build checks this.
+  GTEST_SKIP() << "no tail calls under AddressSanitizer";
+#endif
   Task<int> t = Chain(100000);
   t.Start();
   EXPECT_EQ(t.Result(), 100000);

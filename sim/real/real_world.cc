@@ -6,6 +6,7 @@
 #include <hiredis/hiredis.h>
 
 #include "sim/errors.h"
+#include "sim/real/interrupt.h"
 
 namespace locksim {
 namespace {
@@ -144,6 +145,7 @@ void RealWorld::AdvanceTo(Nanos t) {
     timespec ts{static_cast<time_t>(wait.count() / 1000000000),
                 static_cast<long>(wait.count() % 1000000000)};
     const int n = ppoll(fds.data(), fds.size(), &ts, nullptr);
+    InterruptGuard::ThrowIfInterrupted();
     now_ = Elapsed();
     if (n <= 0) continue;  // timeout (or EINTR): loop re-checks the clock
     for (size_t i = 0; i < fds.size(); ++i) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "sim/errors.h"
+#include "sim/real/interrupt.h"
 
 namespace locksim {
 namespace {
@@ -135,6 +136,7 @@ std::unique_ptr<RedisServer> RedisServer::Start(const RedisServerOptions& option
         break;
       }
       if (Pings(server->port_)) return server;
+      InterruptGuard::ThrowIfInterrupted();
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     last_error = ReadTail(log, 600);

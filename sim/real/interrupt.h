@@ -1,0 +1,43 @@
+// InterruptGuard: while a real run owns redis-server processes, SIGINT,
+// SIGTERM and SIGHUP must not kill the harness before it has stopped them.
+// The guard turns those signals into a flag; the real world's poll loop and
+// the server start-up check it and throw Interrupted, so that destructors
+// stop every server and remove its folder on the way out. (SIGKILL cannot be
+// caught: there PR_SET_PDEATHSIG kills the servers.)
+#ifndef LOCKSIM_SIM_REAL_INTERRUPT_H_
+#define LOCKSIM_SIM_REAL_INTERRUPT_H_
+
+#include <signal.h>
+#include <string.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace locksim {
+
+struct Interrupted : std::runtime_error {
+  explicit Interrupted(int signo)
+      : std::runtime_error(std::string("interrupted by SIG") +
+                           (sigabbrev_np(signo) ? sigabbrev_np(signo) : "?")),
+        signal(signo) {}
+  int signal;
+};
+
+class InterruptGuard {
+ public:
+  InterruptGuard();
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+  // Throws Interrupted if one of the signals arrived since the guard began.
+  static void ThrowIfInterrupted();
+
+ private:
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction previous_[3];
+};
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_REAL_INTERRUPT_H_
