@@ -1,36 +1,144 @@
-// The keyspace, as redis db.c: lookup with lazy expiry, DEL.
+// The keyspace, as redis db.c: lookups with lazy expiry, setting and
+// deleting keys, WATCH invalidation, and the generic key commands.
+#include <algorithm>
+
 #include "sim/vredis/server.h"
 
 namespace locksim {
 
-VirtualRedis::Entry* VirtualRedis::LookupKey(const std::string& key) {
-  auto it = dict_.find(key);
-  if (it == dict_.end()) return nullptr;
-  if (KeyIsExpired(it->second)) {
-    // expireIfNeeded(): a master deletes the key on access.
-    dict_.erase(it);
-    return nullptr;
+// expireIfNeeded() of Redis 7.0: a master deletes an expired key when it is
+// touched and propagates a DEL; a replica only hides it (its master will
+// send the DEL), and while applying the master's stream nothing is expired.
+bool VirtualRedis::ExpireIfNeeded(const std::string& key) {
+  auto it = db_.find(key);
+  if (it == db_.end() || !KeyIsExpired(it->second)) return false;
+  if (loading_) return false;
+  if (replica_) return true;
+  RemoveKey(it);
+  Propagate({"DEL", key});
+  return true;
+}
+
+VirtualRedis::Object* VirtualRedis::LookupRead(const std::string& key) {
+  if (ExpireIfNeeded(key)) return nullptr;
+  auto it = db_.find(key);
+  return it == db_.end() ? nullptr : &it->second;
+}
+
+VirtualRedis::Object* VirtualRedis::LookupWrite(const std::string& key) {
+  return LookupRead(key);
+}
+
+VirtualRedis::Object& VirtualRedis::SetKey(const std::string& key, Object value, bool keep_ttl) {
+  auto it = db_.find(key);
+  if (it != db_.end() && keep_ttl) value.expire_ms = it->second.expire_ms;
+  const int64_t when = value.expire_ms;
+  value.expire_ms = it != db_.end() ? it->second.expire_ms : -1;
+  Object& slot = db_[key];
+  slot = std::move(value);
+  SetExpire(key, slot, when);
+  SignalModifiedKey(key);
+  return slot;
+}
+
+void VirtualRedis::SetExpire(const std::string& key, Object& o, int64_t when_ms) {
+  o.expire_ms = when_ms;
+  auto pos = expires_pos_.find(key);
+  if (when_ms >= 0 && pos == expires_pos_.end()) {
+    expires_pos_.emplace(key, expires_.size());
+    expires_.push_back(key);
+  } else if (when_ms < 0 && pos != expires_pos_.end()) {
+    // Swap-remove, so sampling stays O(1).
+    const size_t i = pos->second;
+    expires_pos_.erase(pos);
+    if (i + 1 != expires_.size()) {
+      expires_[i] = std::move(expires_.back());
+      expires_pos_[expires_[i]] = i;
+    }
+    expires_.pop_back();
   }
-  return &it->second;
+}
+
+void VirtualRedis::RemoveKey(std::unordered_map<std::string, Object>::iterator it) {
+  SetExpire(it->first, it->second, -1);
+  db_.erase(it);
+}
+
+void VirtualRedis::ClearDb() {
+  db_.clear();
+  expires_.clear();
+  expires_pos_.clear();
+}
+
+void VirtualRedis::RebuildExpiresIndex() {
+  expires_.clear();
+  expires_pos_.clear();
+  // Sorted, so that the index (and what active expiry samples) does not
+  // depend on hash-map order.
+  std::vector<std::string> keys;
+  for (const auto& [key, o] : db_) {
+    if (o.expire_ms >= 0) keys.push_back(key);
+  }
+  std::sort(keys.begin(), keys.end());
+  for (std::string& k : keys) {
+    expires_pos_.emplace(k, expires_.size());
+    expires_.push_back(std::move(k));
+  }
+}
+
+bool VirtualRedis::DeleteKey(const std::string& key) {
+  auto it = db_.find(key);
+  if (it == db_.end()) return false;
+  RemoveKey(it);
+  SignalModifiedKey(key);
+  return true;
+}
+
+// touchWatchedKey(): every connection watching `key` will see EXEC fail.
+void VirtualRedis::SignalModifiedKey(const std::string& key) {
+  for (auto& [id, c] : conns_) {
+    auto w = c.watched.find(key);
+    if (w == c.watched.end()) continue;
+    if (w->second && db_.find(key) == db_.end()) {
+      // Watched while already expired and now deleted: logically no change
+      // (Redis 7.0 touchWatchedKey); the flag is cleared instead.
+      w->second = false;
+      continue;
+    }
+    c.dirty_cas = true;
+  }
+}
+
+void VirtualRedis::SignalFlushed() {
+  for (auto& [id, c] : conns_) {
+    for (const auto& [key, expired] : c.watched) {
+      if (db_.find(key) != db_.end()) c.dirty_cas = true;
+    }
+  }
 }
 
 Reply VirtualRedis::DelCommand(const Command& argv) {
   int64_t deleted = 0;
   for (size_t i = 1; i < argv.size(); ++i) {
-    if (LookupKey(argv[i]) != nullptr) {
-      dict_.erase(argv[i]);
+    ExpireIfNeeded(argv[i]);
+    if (DeleteKey(argv[i])) {
       ++deleted;
+      ++dirty_;
     }
   }
   return Reply::Integer(deleted);
 }
 
-Reply VirtualRedis::PingCommand(const Command& argv) {
-  if (argv.size() > 2) {
-    return Reply::Error("ERR wrong number of arguments for 'ping' command");
-  }
-  if (argv.size() == 2) return Reply::String(argv[1]);
-  return Reply::Status("PONG");
+const std::string* VirtualRedis::PeekString(const std::string& key, int64_t now_ms) const {
+  auto it = db_.find(key);
+  if (it == db_.end() || it->second.type != Object::Type::kString) return nullptr;
+  if (it->second.expire_ms >= 0 && now_ms > it->second.expire_ms) return nullptr;
+  return &it->second.str;
+}
+
+int64_t VirtualRedis::PeekExpire(const std::string& key) const {
+  auto it = db_.find(key);
+  return it == db_.end() ? -2 : it->second.expire_ms;
 }
 
 }  // namespace locksim

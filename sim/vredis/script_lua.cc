@@ -243,7 +243,16 @@ Reply LuaScripting::Eval(const Command& argv) {
   set_array("ARGV", 3 + numkeys, static_cast<size_t>(available - numkeys));
 
   lua_rawgeti(L_, LUA_REGISTRYINDEX, it->second);
-  if (lua_pcall(L_, 0, 1, 0) != 0) {
+  // Time is frozen for the whole script (server_->now_ms_ does not move),
+  // and its write effects reach replicas together (FlushEffects).
+  const bool outer_script = server_->in_script_;
+  server_->in_script_ = true;
+  ++server_->effects_depth_;
+  const int status = lua_pcall(L_, 0, 1, 0);
+  --server_->effects_depth_;
+  server_->in_script_ = outer_script;
+  server_->FlushEffects();
+  if (status != 0) {
     // TODO(issue 3): Redis appends " script: <sha1>, on @user_script:<line>."
     Reply err;
     if (lua_istable(L_, -1)) {

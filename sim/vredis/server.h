@@ -6,76 +6,235 @@
 // The node has no clock of its own: every command is executed at a unix
 // millisecond reading supplied by the caller (the node's own, possibly
 // skewed, clock), and a key is expired when now > when, as in redis
-// db.c keyIsExpired(). Expiry is lazy, on access; an expired key that is
-// never touched again is invisible to every command here.
+// db.c keyIsExpired(). Expiry is lazy, on access, plus an active cycle run by
+// Cron(); time is frozen for the length of a command, a script or EXEC.
 //
-// Files mirror Redis's: db.cc (keyspace, DEL), t_string.cc (GET, SET),
-// expire.cc (PTTL), script_lua.cc (EVAL and the redis.* Lua API).
+// Files mirror Redis's: commands.cc (the command table), db.cc (keyspace,
+// generic key commands), t_string.cc, t_hash.cc, expire.cc, multi.cc
+// (MULTI/EXEC/WATCH), pubsub.cc, script_lua.cc (EVAL and the redis.* Lua
+// API), replication.cc (propagation, replica role, persistence).
 #ifndef LOCKSIM_SIM_VREDIS_SERVER_H_
 #define LOCKSIM_SIM_VREDIS_SERVER_H_
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
+#include "sim/random.h"
 #include "sim/reply.h"
 
 namespace locksim {
 
 class LuaScripting;
 
+// What survives a crash (redis.conf appendonly / appendfsync / save).
+enum class Persistence {
+  kNone,         // no AOF, no RDB: a restart starts empty
+  kAofAlways,    // appendfsync always: every acknowledged write survives
+  kAofEverySec,  // appendfsync everysec: writes since the last fsync are lost
+  kRdb,          // snapshots every rdb_interval_ms: writes since the last one are lost
+};
+
 class VirtualRedis {
  public:
+  using ConnId = int;
+  static constexpr ConnId kDefaultConn = 0;
+
   VirtualRedis();
   ~VirtualRedis();
   VirtualRedis(const VirtualRedis&) = delete;
   VirtualRedis& operator=(const VirtualRedis&) = delete;
 
-  // Executes one command at unix time `now_ms` (the node's clock).
-  Reply Execute(const Command& argv, int64_t now_ms);
+  // Client connections: each has its own MULTI, WATCH and SUBSCRIBE state.
+  // Connection kDefaultConn always exists.
+  ConnId Connect();
+  void Disconnect(ConnId conn);
 
-  // Number of keys, including expired keys not yet reclaimed (as DBSIZE).
-  size_t KeyCount() const { return dict_.size(); }
+  // Executes one command from `conn` at unix time `now_ms` (the node clock).
+  Reply Execute(ConnId conn, const Command& argv, int64_t now_ms);
+  Reply Execute(const Command& argv, int64_t now_ms) {
+    return Execute(kDefaultConn, argv, now_ms);
+  }
+  // Out-of-band messages for `conn` (pub/sub), oldest first, and clears them.
+  std::vector<Reply> TakePushes(ConnId conn);
+
+  // Periodic work, as serverCron at hz 10: call every 100 ms of node time.
+  // Runs the active expiry cycle, the AOF fsync (every second) and RDB
+  // snapshots. Draws on `random` to sample keys, as Redis does.
+  static constexpr int64_t kCronPeriodMs = 100;
+  void Cron(int64_t now_ms, Random& random);
+
+  // ---- Replication (replication.cc) ----
+  // Write effects for replicas, in order, as a master propagates them: with
+  // absolute expiry times (SET ... PXAT, PEXPIREAT), expirations as DEL,
+  // scripts and transactions by their effects inside MULTI/EXEC.
+  std::vector<Command> TakeReplicationStream();
+  // Turns this node into a replica (writes from clients get READONLY; keys
+  // are not expired locally, only hidden) or back into a master.
+  void SetReplica(bool replica);
+  bool is_replica() const { return replica_; }
+  // Applies one command of the master's stream.
+  void ApplyReplicated(const Command& argv, int64_t now_ms);
+  // Full resynchronisation: this node's dataset becomes a copy of `master`'s.
+  void LoadFrom(const VirtualRedis& master);
+
+  // ---- Persistence (replication.cc) ----
+  void SetPersistence(Persistence policy, int64_t rdb_interval_ms = 60000);
+  // The process dies: memory is lost, and so is whatever the persistence
+  // policy had not made durable. A process crash (kill -9) keeps what was
+  // written to the AOF file, fsynced or not (it sits in the OS page cache);
+  // a power loss also loses what was not fsynced. Connections are dropped.
+  void Crash(bool power_loss = false);
+  // The process starts again and reloads what was durable.
+  void Restart(int64_t now_ms);
+
+  // Introspection for tests and reports.
+  size_t KeyCount() const { return db_.size(); }
+  size_t KeysWithTtl() const { return expires_.size(); }
+  // The key's value if it is a live string at `now_ms` (no side effects).
+  const std::string* PeekString(const std::string& key, int64_t now_ms) const;
+  int64_t PeekExpire(const std::string& key) const;
 
  private:
   friend class LuaScripting;
 
-  struct Entry {
-    std::string value;
+  struct Object {
+    enum class Type { kString, kHash };
+    Type type = Type::kString;
+    std::string str;
+    // Field order as a small hash (listpack) keeps it: insertion order.
+    std::vector<std::pair<std::string, std::string>> hash;
     int64_t expire_ms = -1;  // absolute unix ms; -1: no TTL
+  };
+
+  struct Connection {
+    bool in_multi = false;
+    bool dirty_cas = false;   // a watched key changed: EXEC returns nil
+    bool dirty_exec = false;  // a command failed to queue: EXECABORT
+    std::vector<Command> queued;
+    // Watched keys, with whether each was already expired when watched.
+    std::map<std::string, bool> watched;
+    std::set<std::string> channels;
+    std::vector<Reply> pushes;
+  };
+
+  // Command flags, a subset of redis's CMD_* flags.
+  enum Flags : unsigned {
+    kWrite = 1 << 0,       // modifies the keyspace: READONLY on replicas, propagated
+    kReadOnly = 1 << 1,
+    kNoScript = 1 << 2,    // not allowed from scripts
+    kNoMulti = 1 << 3,     // runs at once even inside MULTI (EXEC, DISCARD, WATCH...)
+    kPubSubOk = 1 << 4,    // allowed in the subscribed state
+    kStale = 1 << 5,       // allowed on a replica (reads, admin)
   };
 
   using Handler = Reply (VirtualRedis::*)(const Command&);
   struct CommandSpec {
     std::string_view name;  // lower case, as Redis's "fullname"
     int arity;              // Redis convention: > 0 exact, < 0 at least -arity
+    unsigned flags;
     Handler handler;
   };
-  static const CommandSpec* Lookup(std::string_view name);
+  static const CommandSpec* Lookup(std::string_view name);  // commands.cc
 
-  // Dispatch shared by clients and scripts; `from_script` selects the error
-  // wording Redis uses for scripts.
+  // Runs one command for the current connection: checks, MULTI queueing,
+  // then Call(). `from_script` selects the error wording Redis uses inside
+  // scripts.
   Reply Dispatch(const Command& argv, bool from_script);
+  // Executes a looked-up command and propagates its effects (server.c call()).
+  Reply Call(const CommandSpec& spec, const Command& argv);
 
-  // db.cc
-  Entry* LookupKey(const std::string& key);  // expires lazily
-  bool KeyIsExpired(const Entry& e) const {
-    return e.expire_ms >= 0 && now_ms_ > e.expire_ms;
+  // ---- db.cc ----
+  Object* LookupRead(const std::string& key);   // expires (or hides) lazily
+  Object* LookupWrite(const std::string& key);  // the same, for writers
+  bool KeyIsExpired(const Object& o) const {
+    return o.expire_ms >= 0 && now_ms_ > o.expire_ms;
   }
+  // Expires `key` if needed; true if it is (logically) gone.
+  bool ExpireIfNeeded(const std::string& key);
+  Object& SetKey(const std::string& key, Object value, bool keep_ttl);
+  bool DeleteKey(const std::string& key);
+  // Sets or clears (-1) a live key's expiry, keeping the expires index.
+  void SetExpire(const std::string& key, Object& o, int64_t when_ms);
+  // Every removal from db_ goes through here (keeps the expires index).
+  void RemoveKey(std::unordered_map<std::string, Object>::iterator it);
+  void ClearDb();
+  void RebuildExpiresIndex();
+  // Marks every connection watching `key` (touchWatchedKey).
+  void SignalModifiedKey(const std::string& key);
+  void SignalFlushed();
   Reply DelCommand(const Command& argv);
   Reply PingCommand(const Command& argv);
-  // t_string.cc
+
+  // ---- t_string.cc ----
   Reply GetCommand(const Command& argv);
   Reply SetCommand(const Command& argv);
-  // expire.cc
+  // ---- expire.cc ----
   Reply PttlCommand(const Command& argv);
-  // script_lua.cc
+  // ---- multi.cc ----
+  Reply MultiCommand(const Command& argv);
+  Reply ExecCommand(const Command& argv);
+  Reply DiscardCommand(const Command& argv);
+  Reply WatchCommand(const Command& argv);
+  Reply UnwatchCommand(const Command& argv);
+  void DiscardTransaction();
+  void UnwatchAll();
+  bool IsWatchedKeyExpired();
+  // ---- pubsub.cc ----
+  Reply SubscribeCommand(const Command& argv);
+  Reply UnsubscribeCommand(const Command& argv);
+  Reply PublishCommand(const Command& argv);
+  // ---- script_lua.cc ----
   Reply EvalCommand(const Command& argv);
+  // ---- replication.cc ----
+  // Queues an effect for replicas and the AOF (inside a script or EXEC it
+  // waits for FlushEffects, which wraps several in MULTI/EXEC).
+  void Propagate(Command argv);
+  void FlushEffects();
+  void Emit(Command argv);
+  // Replaces the command the current call propagates (e.g. SET EX -> PXAT).
+  void RewritePropagation(Command argv) { rewritten_ = std::move(argv); }
+  void ActiveExpireCycle(Random& random);
+  void PersistenceCron();
 
-  std::unordered_map<std::string, Entry> dict_;
-  int64_t now_ms_ = 0;  // the time of the command being executed
+  // The keyspace. Hash-map order never reaches a reply: commands that list
+  // keys are not modelled, and active expiry samples `expires_` by index.
+  std::unordered_map<std::string, Object> db_;
+  std::vector<std::string> expires_;  // keys with a TTL, for random sampling
+  std::unordered_map<std::string, size_t> expires_pos_;  // key -> index
+
+  std::map<ConnId, Connection> conns_;
+  ConnId next_conn_ = 1;
+  Connection* conn_ = nullptr;  // the connection of the command being run
+  int64_t now_ms_ = 0;          // frozen for the command being run
+  bool in_script_ = false;
+  bool in_exec_ = false;
+  bool loading_ = false;        // replaying the AOF or a replication stream
+
+  int effects_depth_ = 0;                // > 0 inside a script or EXEC
+  bool replaying_aof_ = false;
+  ConnId master_conn_ = -1;              // the replication link, on a replica
+  int64_t dirty_ = 0;                    // writes so far (server.dirty)
+  std::optional<Command> rewritten_;     // see RewritePropagation
+  std::vector<Command> pending_effects_;  // of the current script / EXEC
+  std::vector<Command> repl_stream_;     // for TakeReplicationStream
+  bool replica_ = false;
+
+  Persistence persistence_ = Persistence::kNone;
+  int64_t rdb_interval_ms_ = 60000;
+  std::vector<Command> aof_;  // every effect, in order
+  size_t aof_synced_ = 0;     // how much of aof_ is on disk
+  int64_t last_fsync_ms_ = 0;
+  int64_t last_save_ms_ = 0;
+  std::unordered_map<std::string, Object> rdb_;  // the last snapshot
+
   std::unique_ptr<LuaScripting> lua_;
 };
 
@@ -83,9 +242,13 @@ class VirtualRedis {
 inline constexpr std::string_view kSyntaxErr = "ERR syntax error";
 inline constexpr std::string_view kNotIntegerErr =
     "ERR value is not an integer or out of range";
+inline constexpr std::string_view kWrongTypeErr =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
 
 // string2ll() from Redis util.c: strict base-10 int64, no spaces, no '+'.
 bool StringToInt64(std::string_view s, int64_t* out);
+// Case-insensitive comparison of an argument with an upper-case keyword.
+bool IsKeyword(std::string_view arg, std::string_view upper);
 
 }  // namespace locksim
 

@@ -1,18 +1,10 @@
 // String commands, as redis t_string.c.
-#include <algorithm>
-#include <cctype>
-
 #include "sim/vredis/server.h"
 
 namespace locksim {
 namespace {
 
-bool Is(std::string_view arg, std::string_view word) {
-  return arg.size() == word.size() &&
-         std::equal(arg.begin(), arg.end(), word.begin(), [](char a, char b) {
-           return std::toupper(static_cast<unsigned char>(a)) == b;
-         });
-}
+bool Is(std::string_view arg, std::string_view word) { return IsKeyword(arg, word); }
 
 enum SetFlags : unsigned {
   kNx = 1 << 0,
@@ -29,9 +21,10 @@ constexpr unsigned kAnyExpire = kEx | kPx | kExAt | kPxAt;
 }  // namespace
 
 Reply VirtualRedis::GetCommand(const Command& argv) {
-  const Entry* e = LookupKey(argv[1]);
-  if (e == nullptr) return Reply::Nil();
-  return Reply::String(e->value);
+  const Object* o = LookupRead(argv[1]);
+  if (o == nullptr) return Reply::Nil();
+  if (o->type != Object::Type::kString) return Reply::Error(std::string(kWrongTypeErr));
+  return Reply::String(o->str);
 }
 
 // SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL], parsed in
@@ -93,24 +86,27 @@ Reply VirtualRedis::SetCommand(const Command& argv) {
     when = v;
   }
 
+  // setGenericCommand().
   const std::string& key = argv[1];
-  Entry* existing = LookupKey(key);
+  const Object* existing = LookupWrite(key);
   Reply old = Reply::Nil();
   if (flags & kGet) {
-    // GET only works on strings; only strings exist in this model so far.
-    if (existing != nullptr) old = Reply::String(existing->value);
+    if (existing != nullptr && existing->type != Object::Type::kString) {
+      return Reply::Error(std::string(kWrongTypeErr));
+    }
+    if (existing != nullptr) old = Reply::String(existing->str);
   }
   if ((flags & kNx && existing != nullptr) || (flags & kXx && existing == nullptr)) {
     return flags & kGet ? old : Reply::Nil();
   }
-  const int64_t keep = (flags & kKeepTtl) && existing ? existing->expire_ms : -1;
-  if (when >= 0 && (flags & (kExAt | kPxAt)) && when <= now_ms_) {
-    // checkAlreadyExpired(): setting a key that is already expired deletes it.
-    dict_.erase(key);
-  } else {
-    Entry& e = dict_[key];
-    e.value = argv[2];
-    e.expire_ms = when >= 0 ? when : keep;
+  Object value;
+  value.str = argv[2];
+  value.expire_ms = when;
+  SetKey(key, std::move(value), (flags & kKeepTtl) != 0);
+  ++dirty_;
+  // Replicas and the AOF get an absolute expiry: SET key value PXAT ms.
+  if (when >= 0 && !(flags & kPxAt)) {
+    RewritePropagation({"SET", key, argv[2], "PXAT", std::to_string(when)});
   }
   return flags & kGet ? old : Reply::Ok();
 }

@@ -1,0 +1,149 @@
+// Propagation of write effects to replicas and the AOF, the replica role,
+// persistence and crash/restart, and the active expiry cycle: the parts of
+// redis server.c (call/propagate), replication.c, aof.c, rdb.c and expire.c
+// that decide what a replica or a restarted node knows.
+#include <algorithm>
+
+#include "sim/vredis/server.h"
+
+namespace locksim {
+
+void VirtualRedis::Propagate(Command argv) {
+  if (effects_depth_ > 0) {
+    pending_effects_.push_back(std::move(argv));
+    return;
+  }
+  Emit(std::move(argv));
+}
+
+void VirtualRedis::Emit(Command argv) {
+  if (replaying_aof_) return;
+  if (persistence_ == Persistence::kAofAlways || persistence_ == Persistence::kAofEverySec) {
+    aof_.push_back(argv);
+    if (persistence_ == Persistence::kAofAlways) aof_synced_ = aof_.size();
+  }
+  if (!replica_) repl_stream_.push_back(std::move(argv));
+}
+
+// The effects of a script or a transaction reach replicas together: one
+// command as it is, several inside MULTI ... EXEC.
+void VirtualRedis::FlushEffects() {
+  if (effects_depth_ > 0 || pending_effects_.empty()) return;
+  std::vector<Command> effects = std::exchange(pending_effects_, {});
+  if (effects.size() == 1) {
+    Emit(std::move(effects.front()));
+    return;
+  }
+  Emit({"MULTI"});
+  for (Command& c : effects) Emit(std::move(c));
+  Emit({"EXEC"});
+}
+
+std::vector<Command> VirtualRedis::TakeReplicationStream() {
+  return std::exchange(repl_stream_, {});
+}
+
+void VirtualRedis::SetReplica(bool replica) {
+  replica_ = replica;
+  if (replica && master_conn_ < 0) master_conn_ = Connect();
+}
+
+void VirtualRedis::ApplyReplicated(const Command& argv, int64_t now_ms) {
+  if (master_conn_ < 0) master_conn_ = Connect();
+  const bool was_loading = loading_;
+  loading_ = true;
+  Execute(master_conn_, argv, now_ms);
+  loading_ = was_loading;
+}
+
+void VirtualRedis::LoadFrom(const VirtualRedis& master) {
+  SignalFlushed();
+  db_ = master.db_;
+  RebuildExpiresIndex();
+  // The resynchronised dataset is what an RDB transfer would write.
+  if (persistence_ == Persistence::kRdb) rdb_ = db_;
+}
+
+void VirtualRedis::SetPersistence(Persistence policy, int64_t rdb_interval_ms) {
+  persistence_ = policy;
+  rdb_interval_ms_ = rdb_interval_ms;
+}
+
+void VirtualRedis::PersistenceCron() {
+  if (persistence_ == Persistence::kAofEverySec && now_ms_ - last_fsync_ms_ >= 1000) {
+    aof_synced_ = aof_.size();
+    last_fsync_ms_ = now_ms_;
+  }
+  if (persistence_ == Persistence::kRdb && now_ms_ - last_save_ms_ >= rdb_interval_ms_) {
+    rdb_ = db_;
+    last_save_ms_ = now_ms_;
+  }
+}
+
+void VirtualRedis::Crash(bool power_loss) {
+  if (persistence_ == Persistence::kAofEverySec && power_loss) {
+    aof_.resize(aof_synced_);
+  } else {
+    aof_synced_ = aof_.size();
+  }
+  ClearDb();
+  conns_.clear();
+  conns_[kDefaultConn];
+  master_conn_ = -1;
+  pending_effects_.clear();
+  repl_stream_.clear();
+  effects_depth_ = 0;
+}
+
+void VirtualRedis::Restart(int64_t now_ms) {
+  ClearDb();
+  now_ms_ = now_ms;
+  last_fsync_ms_ = last_save_ms_ = now_ms;
+  switch (persistence_) {
+    case Persistence::kNone:
+      break;
+    case Persistence::kRdb:
+      // rdbLoad() skips keys already expired when a master loads them.
+      db_ = rdb_;
+      for (auto it = db_.begin(); it != db_.end();) {
+        it = KeyIsExpired(it->second) ? db_.erase(it) : std::next(it);
+      }
+      RebuildExpiresIndex();
+      break;
+    case Persistence::kAofAlways:
+    case Persistence::kAofEverySec: {
+      // Replay the file through a fake client, as loadAppendOnlyFiles().
+      const ConnId loader = Connect();
+      replaying_aof_ = true;
+      loading_ = true;
+      for (const Command& argv : aof_) Execute(loader, argv, now_ms);
+      loading_ = false;
+      replaying_aof_ = false;
+      Disconnect(loader);
+      break;
+    }
+  }
+  if (replica_) master_conn_ = Connect();
+}
+
+// activeExpireCycle(), simplified but with its shape: sample up to 20 keys
+// with a TTL at random, delete the expired ones (propagating DEL), and go
+// on while more than 10% of a sample had expired, at most 16 rounds a call.
+void VirtualRedis::ActiveExpireCycle(Random& random) {
+  for (int round = 0; round < 16 && !expires_.empty(); ++round) {
+    int sampled = 0, expired = 0;
+    for (int i = 0; i < 20 && !expires_.empty(); ++i) {
+      const std::string key = expires_[random.Uniform(expires_.size())];
+      auto it = db_.find(key);
+      ++sampled;
+      if (it != db_.end() && KeyIsExpired(it->second)) {
+        RemoveKey(it);
+        Propagate({"DEL", key});
+        ++expired;
+      }
+    }
+    if (expired * 10 <= sampled) break;
+  }
+}
+
+}  // namespace locksim
