@@ -4,90 +4,31 @@
 // the time the virtual node is given, so replies that depend on time (PTTL,
 // expiry) must match to the millisecond, not approximately.
 #include <gtest/gtest.h>
-#include <hiredis/hiredis.h>
-
-#include <filesystem>
-#include <memory>
 
 #include "sim/random.h"
-#include "sim/real/clock_control.h"
-#include "sim/real/redis_server.h"
 #include "sim/vredis/server.h"
+#include "tests/redis_oracle.h"
 
 namespace locksim {
 namespace {
 
-Reply FromHiredis(const redisReply* r) {
-  switch (r->type) {
-    case REDIS_REPLY_STATUS: return Reply::Status(std::string(r->str, r->len));
-    case REDIS_REPLY_ERROR: return Reply::Error(std::string(r->str, r->len));
-    case REDIS_REPLY_INTEGER: return Reply::Integer(r->integer);
-    case REDIS_REPLY_STRING: return Reply::String(std::string(r->str, r->len));
-    case REDIS_REPLY_ARRAY: {
-      std::vector<Reply> e;
-      for (size_t i = 0; i < r->elements; ++i) e.push_back(FromHiredis(r->element[i]));
-      return Reply::Array(std::move(e));
-    }
-    default: return Reply::Nil();
-  }
-}
-
 class Differential : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "locksim-clock-XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    clock_ = std::make_unique<ClockControl>(dir_ + "/clock");
-    clock_->Freeze(std::chrono::milliseconds(now_ms_));
-    RedisServerOptions options;
-    options.clock_shim = ClockControl::ShimPath();
-    options.clock_file = clock_->path();
-    server_ = RedisServer::Start(options);
-    ctx_ = redisConnect("127.0.0.1", server_->port());
-    ASSERT_TRUE(ctx_ != nullptr && ctx_->err == 0);
-  }
-  void TearDown() override {
-    if (ctx_) redisFree(ctx_);
-    server_.reset();
-    clock_.reset();
-    std::filesystem::remove_all(dir_);
-  }
+  void SetUp() override { conn_ = oracle_.Connect(); }
 
-  Reply Real(const Command& cmd) {
-    std::vector<const char*> argv;
-    std::vector<size_t> lens;
-    for (const auto& a : cmd) {
-      argv.push_back(a.data());
-      lens.push_back(a.size());
-    }
-    auto* r = static_cast<redisReply*>(
-        redisCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data()));
-    if (r == nullptr) return Reply::Error("(connection lost)");
-    Reply out = FromHiredis(r);
-    freeReplyObject(r);
-    return out;
-  }
-
-  void Advance(int64_t ms) {
-    now_ms_ += ms;
-    clock_->Freeze(std::chrono::milliseconds(now_ms_));
-  }
+  void Advance(int64_t ms) { oracle_.Advance(ms); }
 
   // Sends the same command to both and compares.
   void Both(const Command& cmd, int step) {
-    Reply real = Real(cmd);
-    Reply virt = vredis_.Execute(cmd, now_ms_);
+    Reply real = oracle_.Send(conn_, cmd);
+    Reply virt = vredis_.Execute(cmd, oracle_.now_ms());
     ASSERT_EQ(virt, real) << "step " << step << ": " << FormatCommand(cmd)
                           << "\n  real:    " << real.ToString()
                           << "\n  virtual: " << virt.ToString();
   }
 
-  int64_t now_ms_ = 1704067200000;
-  std::string dir_;
-  std::unique_ptr<ClockControl> clock_;
-  std::unique_ptr<RedisServer> server_;
-  redisContext* ctx_ = nullptr;
+  RedisOracle oracle_{1704067200000};
+  int conn_ = 0;
   VirtualRedis vredis_;
 };
 
