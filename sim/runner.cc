@@ -71,9 +71,24 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
   std::vector<std::unique_ptr<RedisServer>> servers;
   std::unique_ptr<Runtime> world;
   if (options.backend == Backend::kVirtual) {
-    world = std::make_unique<VirtualWorld>(VirtualWorld::Options{
-        result.seed, s.nodes, s.network.latency_min, s.network.latency_max});
+    VirtualWorld::Options v;
+    v.seed = result.seed;
+    v.nodes = s.nodes;
+    v.latency_min = s.network.latency_min;
+    v.latency_max = s.network.latency_max;
+    v.replicas = s.redis.replicas;
+    v.replication_lag = s.redis.replication_lag;
+    v.persistence = s.redis.persistence == "aof-always"     ? Persistence::kAofAlways
+                    : s.redis.persistence == "aof-everysec" ? Persistence::kAofEverySec
+                    : s.redis.persistence == "rdb"          ? Persistence::kRdb
+                                                            : Persistence::kNone;
+    v.rdb_interval = s.redis.rdb_interval;
+    world = std::make_unique<VirtualWorld>(v);
   } else {
+    if (s.redis.replicas > 0 || s.redis.persistence != "none") {
+      throw InputError(input.file + ": $.redis: replicas and persistence are not supported on "
+                       "--backend real yet (virtual backend only)");
+    }
     RealWorld::Options real;
     real.seed = result.seed;
     for (int i = 0; i < s.nodes; ++i) {

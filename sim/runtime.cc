@@ -72,8 +72,8 @@ bool Runtime::AllTasksDone() const {
                      [](const Task<void>& t) { return t.done(); });
 }
 
-void Runtime::Run(Nanos deadline) {
-  while (!AllTasksDone()) {
+void Runtime::Run(Nanos deadline, bool until_deadline) {
+  while (until_deadline || !AllTasksDone()) {
     Nanos next = queue_.empty() ? deadline : std::min(queue_.front().at, deadline);
     if (next > now_) AdvanceTo(next);
     if (now_ >= deadline) break;

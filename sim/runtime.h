@@ -69,8 +69,10 @@ class Runtime {
   void Spawn(int process, Nanos at, Task<void> task);
 
   // Runs until every spawned task has finished or true time reaches
-  // `deadline`, whichever is first.
-  void Run(Nanos deadline);
+  // `deadline`, whichever is first; with `until_deadline`, runs every event
+  // before `deadline` even when no task is left (background work such as
+  // replication and cron keeps going).
+  void Run(Nanos deadline, bool until_deadline = false);
 
   // Transport, implemented by each world: deliver `cmd` from `client` to
   // Redis node `node` and call `done` (as an event of `client`) with the

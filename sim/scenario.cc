@@ -141,7 +141,7 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
   s.file = file;
   ObjectReader top(root, "$", file,
                    {"name", "description", "source", "algorithm", "seed",
-                    "duration", "real_time_scale", "nodes", "network", "lock",
+                    "duration", "real_time_scale", "nodes", "network", "redis", "lock",
                     "clients", "faults", "expect"});
   top.String("name", &s.name);
   if (s.name.empty()) {
@@ -179,6 +179,22 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
         lat.Fail(lat.Path("min"), "is greater than max");
       }
     }
+  }
+
+  if (top.Has("redis")) {
+    ObjectReader r(top.Get("redis"), top.Path("redis"), file,
+                   {"replicas", "replication_lag", "persistence", "rdb_interval"});
+    int64_t replicas = 0;
+    r.Integer("replicas", &replicas, 0, 8);
+    s.redis.replicas = static_cast<int>(replicas);
+    r.Duration("replication_lag", &s.redis.replication_lag);
+    r.String("persistence", &s.redis.persistence);
+    if (s.redis.persistence != "none" && s.redis.persistence != "aof-always" &&
+        s.redis.persistence != "aof-everysec" && s.redis.persistence != "rdb") {
+      r.Fail(r.Path("persistence"), "expected one of none, aof-always, aof-everysec, rdb, got \"" +
+                                        s.redis.persistence + "\"");
+    }
+    r.Duration("rdb_interval", &s.redis.rdb_interval);
   }
 
   if (top.Has("lock")) {
@@ -284,6 +300,8 @@ Scenario Scaled(const Scenario& s, TimeScale scale) {
   apply(out.duration);
   apply(out.network.latency_min);
   apply(out.network.latency_max);
+  apply(out.redis.replication_lag);
+  apply(out.redis.rdb_interval);
   apply(out.lock.ttl);
   apply(out.lock.retry_delay);
   apply(out.lock.acquire_timeout);

@@ -37,6 +37,14 @@ struct NetworkSpec {
   Nanos latency_max = std::chrono::microseconds(500);
 };
 
+// The Redis deployment behind each node (group) the lock talks to.
+struct RedisSpec {
+  int replicas = 0;                                  // per node, asynchronous
+  Nanos replication_lag = std::chrono::milliseconds(1);
+  std::string persistence = "none";  // none, aof-always, aof-everysec, rdb
+  Nanos rdb_interval = std::chrono::seconds(60);
+};
+
 struct Expectation {
   std::string verdict;                // "safe" or "violated"
   std::vector<std::string> overlaps;  // "A/B": the pairs that overlap
@@ -54,6 +62,7 @@ struct Scenario {
   TimeScale real_time_scale;  // default --time-scale on the real backend
   int nodes = 1;
   NetworkSpec network;
+  RedisSpec redis;
   LockConfig lock;
   std::vector<ClientSpec> clients;
   std::vector<FaultSpec> faults;

@@ -6,30 +6,162 @@ namespace locksim {
 
 VirtualWorld::VirtualWorld(const Options& options)
     : Runtime(options.seed, kVirtualEpoch), options_(options) {
-  for (int i = 0; i < options.nodes; ++i) {
-    int p = AddProcess("redis" + std::to_string(i));
-    nodes_.push_back(Node{p, std::make_unique<VirtualRedis>()});
+  for (int g = 0; g < options.nodes; ++g) {
+    Group group;
+    for (int r = 0; r <= options.replicas; ++r) {
+      const int physical = static_cast<int>(nodes_.size());
+      const std::string name = "redis" + std::to_string(g) +
+                               (options.replicas > 0 ? (r == 0 ? "m" : "r" + std::to_string(r)) : "");
+      Node n{AddProcess(name), g, std::make_unique<VirtualRedis>()};
+      n.redis->SetPersistence(options.persistence,
+                              duration_cast<Millis>(options.rdb_interval).count());
+      if (r > 0) {
+        n.redis->SetReplica(true);
+        n.replica_of = static_cast<int>(nodes_.size()) - r;
+      }
+      nodes_.push_back(std::move(n));
+      group.members.push_back(physical);
+    }
+    group.master = group.members.front();
+    groups_.push_back(std::move(group));
   }
 }
 
+int64_t VirtualWorld::NodeMillis(int physical) const {
+  return duration_cast<Millis>(LocalNow(nodes_[physical].process)).count();
+}
+
 Nanos VirtualWorld::Arrival(int from, int to) {
-  Nanos latency(random().Between(options_.latency_min.count(),
-                                 options_.latency_max.count()));
+  Nanos latency(random().Between(options_.latency_min.count(), options_.latency_max.count()));
   Nanos& last = link_last_[{from, to}];
   last = std::max(last, now_ + latency);
   return last;
 }
 
-void VirtualWorld::Send(int client, int node, Command cmd,
-                        std::function<void(Reply)> done) {
-  const int server = nodes_[node].process;
+VirtualRedis::ConnId VirtualWorld::ConnectionOf(int client, int physical) {
+  Node& n = nodes_[physical];
+  auto it = conns_.find({client, physical});
+  if (it == conns_.end() || it->second.first != n.epoch) {
+    const VirtualRedis::ConnId id = n.redis->Connect();
+    conns_[{client, physical}] = {n.epoch, id};
+    return id;
+  }
+  return it->second.second;
+}
+
+void VirtualWorld::Send(int client, int node, Command cmd, std::function<void(Reply)> done) {
+  const int physical = groups_[node].master;
+  const int server = nodes_[physical].process;
   At(Arrival(client, server), server,
-     [this, client, node, server, cmd = std::move(cmd), done = std::move(done)] {
-       const int64_t now_ms = duration_cast<Millis>(LocalNow(server)).count();
-       Reply reply = nodes_[node].redis->Execute(cmd, now_ms);
-       At(Arrival(server, client), client,
-          [done, reply = std::move(reply)] { done(reply); });
+     [this, client, physical, server, cmd = std::move(cmd), done = std::move(done)] {
+       Reply reply;
+       Node& n = nodes_[physical];
+       if (!n.up) {
+         reply = Reply::Error("ERR locksim: connection refused by " +
+                              history().name(server) + " (node down)");
+       } else {
+         reply = n.redis->Execute(ConnectionOf(client, physical), cmd, NodeMillis(physical));
+         Replicate(physical);
+         ScheduleCron(physical);
+         // TODO(issue 4): deliver pub/sub pushes to subscribed clients.
+         for (auto& [key, conn] : conns_) {
+           if (key.second == physical && conn.first == n.epoch) n.redis->TakePushes(conn.second);
+         }
+       }
+       At(Arrival(server, client), client, [done, reply = std::move(reply)] { done(reply); });
      });
+}
+
+void VirtualWorld::Replicate(int physical) {
+  std::vector<Command> effects = nodes_[physical].redis->TakeReplicationStream();
+  if (effects.empty()) return;
+  const Node& master = nodes_[physical];
+  for (int member : groups_[master.group].members) {
+    Node& replica = nodes_[member];
+    if (replica.replica_of != physical) continue;
+    // The replication link is a TCP stream: FIFO, after the lag.
+    Nanos& last = link_last_[{master.process, replica.process}];
+    last = std::max(last, now_ + options_.replication_lag);
+    const int epoch = replica.epoch;
+    const int master_epoch = master.epoch;
+    // The lag stands for the master's output buffer and the wire: if the
+    // master dies first, what it had not delivered is lost with it.
+    At(last, replica.process, [this, physical, master_epoch, member, epoch, effects] {
+      Node& r = nodes_[member];
+      if (!r.up || r.epoch != epoch) return;  // the replica restarted: it resyncs
+      if (nodes_[physical].epoch != master_epoch) return;
+      for (const Command& c : effects) r.redis->ApplyReplicated(c, NodeMillis(member));
+      ScheduleCron(member);
+    });
+  }
+}
+
+void VirtualWorld::ScheduleCron(int physical) {
+  Node& n = nodes_[physical];
+  if (n.cron_pending || !n.up || !n.redis->HasCronWork()) return;
+  n.cron_pending = true;
+  const Nanos period = std::chrono::milliseconds(VirtualRedis::kCronPeriodMs);
+  const Nanos next = (now_ / period + 1) * period;
+  At(next, n.process, [this, physical] {
+    Node& node = nodes_[physical];
+    node.cron_pending = false;
+    if (!node.up) return;
+    node.redis->Cron(NodeMillis(physical), random());
+    Replicate(physical);
+    ScheduleCron(physical);
+  });
+}
+
+void VirtualWorld::CrashNode(int physical, bool power_loss) {
+  Node& n = nodes_[physical];
+  if (!n.up) return;
+  n.redis->Crash(power_loss);
+  n.up = false;
+  ++n.epoch;
+}
+
+void VirtualWorld::RestartNode(int physical) {
+  Node& n = nodes_[physical];
+  if (n.up) return;
+  n.up = true;
+  n.redis->Restart(NodeMillis(physical));
+  if (n.replica_of >= 0) {
+    n.redis->SetReplica(true);
+    const Node& master = nodes_[n.replica_of];
+    if (master.up) n.redis->LoadFrom(*master.redis);
+  }
+  ScheduleCron(physical);
+}
+
+int VirtualWorld::Failover(int group) {
+  Group& g = groups_[group];
+  const int old_master = g.master;
+  int promoted = -1;
+  for (int member : g.members) {
+    if (member != old_master && nodes_[member].up) {
+      promoted = member;
+      break;
+    }
+  }
+  if (promoted < 0) return -1;
+  // The rest of the group follows the new master (Sentinel reconfigures
+  // them); the old master, when it is back, becomes a replica too.
+  Replicate(old_master);
+  nodes_[promoted].replica_of = -1;
+  nodes_[promoted].redis->SetReplica(false);
+  for (int member : g.members) {
+    if (member == promoted) continue;
+    Node& m = nodes_[member];
+    m.replica_of = promoted;
+    if (member == old_master && m.up) {
+      // Still running (a partition, not a crash): demoted and resynced.
+      m.redis->SetReplica(true);
+      m.redis->LoadFrom(*nodes_[promoted].redis);
+    }
+  }
+  g.master = promoted;
+  ScheduleCron(promoted);  // a master expires keys itself from now on
+  return promoted;
 }
 
 }  // namespace locksim

@@ -3,6 +3,13 @@
 // in this process, each a process of its own with its own clock; messages
 // cross a simulated network whose one-way latency is drawn from the run's
 // seed, in FIFO order per link (a TCP connection never reorders).
+//
+// Topology: lock code addresses `groups` (Env node 0..N-1), each one master
+// with optional replicas. A group's commands go to its current master, as a
+// Sentinel-aware client would send them; Failover() changes that master.
+// Each master's write effects reach its replicas after the replication lag,
+// in order. Every node runs Redis's cron (active expiry, AOF fsync, RDB
+// snapshots) every 100 ms of true time while it is up.
 #ifndef LOCKSIM_SIM_VIRTUAL_WORLD_H_
 #define LOCKSIM_SIM_VIRTUAL_WORLD_H_
 
@@ -20,18 +27,38 @@ class VirtualWorld : public Runtime {
  public:
   struct Options {
     uint64_t seed = 1;
-    int nodes = 1;
+    int nodes = 1;  // groups: independent masters
     Nanos latency_min = std::chrono::microseconds(100);
     Nanos latency_max = std::chrono::microseconds(500);
+    int replicas = 0;  // per group
+    Nanos replication_lag = std::chrono::milliseconds(1);
+    Persistence persistence = Persistence::kNone;
+    Nanos rdb_interval = std::chrono::seconds(60);
   };
   explicit VirtualWorld(const Options& options);
 
   void Send(int client, int node, Command cmd,
             std::function<void(Reply)> done) override;
-  int NodeCount() const override { return static_cast<int>(nodes_.size()); }
+  int NodeCount() const override { return static_cast<int>(groups_.size()); }
 
-  int node_process(int node) const { return nodes_[node].process; }
-  VirtualRedis& node(int node) { return *nodes_[node].redis; }
+  // Physical nodes: group g's master is first, then its replicas.
+  int PhysicalNodeCount() const { return static_cast<int>(nodes_.size()); }
+  int MasterOf(int group) const { return groups_[group].master; }
+  const std::vector<int>& MembersOf(int group) const { return groups_[group].members; }
+  VirtualRedis& node(int physical) { return *nodes_[physical].redis; }
+  int node_process(int physical) const { return nodes_[physical].process; }
+  bool IsUp(int physical) const { return nodes_[physical].up; }
+
+  // Faults on nodes. A crashed node refuses connections and loses what its
+  // persistence policy loses (power_loss: also what was not fsynced).
+  void CrashNode(int physical, bool power_loss = false);
+  // Starts a crashed node again. A former master whose group failed over
+  // comes back as a replica of the new master and is resynchronised from it
+  // (its unreplicated writes are lost).
+  void RestartNode(int physical);
+  // Promotes the first live replica of `group` to master, as Sentinel does
+  // once it has agreed the master is down. Returns the new master, or -1.
+  int Failover(int group);
 
  protected:
   void AdvanceTo(Nanos t) override { now_ = t; }
@@ -39,14 +66,33 @@ class VirtualWorld : public Runtime {
  private:
   struct Node {
     int process;
+    int group;
     std::unique_ptr<VirtualRedis> redis;
+    bool up = true;
+    int epoch = 0;          // incremented at each crash: connections reset
+    int replica_of = -1;    // physical master while a replica
+    bool cron_pending = false;
   };
-  // When a message sent now from `from` to `to` arrives.
+  struct Group {
+    int master;
+    std::vector<int> members;
+  };
+  // When a message sent now from process `from` to process `to` arrives.
   Nanos Arrival(int from, int to);
+  int64_t NodeMillis(int physical) const;
+  VirtualRedis::ConnId ConnectionOf(int client, int physical);
+  // Ships a master's pending write effects to its replicas.
+  void Replicate(int physical);
+  // Schedules the node's next cron tick (on the 100 ms grid of true time)
+  // if it has work and no tick is pending.
+  void ScheduleCron(int physical);
 
   Options options_;
   std::vector<Node> nodes_;
+  std::vector<Group> groups_;
   std::map<std::pair<int, int>, Nanos> link_last_;  // FIFO per link
+  // (client process, physical node) -> (node epoch, connection)
+  std::map<std::pair<int, int>, std::pair<int, VirtualRedis::ConnId>> conns_;
 };
 
 }  // namespace locksim

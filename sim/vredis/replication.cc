@@ -74,10 +74,19 @@ void VirtualRedis::PersistenceCron() {
     aof_synced_ = aof_.size();
     last_fsync_ms_ = now_ms_;
   }
-  if (persistence_ == Persistence::kRdb && now_ms_ - last_save_ms_ >= rdb_interval_ms_) {
+  // As "save <interval> 1": a snapshot when something changed.
+  if (persistence_ == Persistence::kRdb && dirty_ != dirty_at_last_save_ &&
+      now_ms_ - last_save_ms_ >= rdb_interval_ms_) {
     rdb_ = db_;
     last_save_ms_ = now_ms_;
+    dirty_at_last_save_ = dirty_;
   }
+}
+
+bool VirtualRedis::HasCronWork() const {
+  return (!replica_ && !expires_.empty()) ||
+         (persistence_ == Persistence::kAofEverySec && aof_synced_ < aof_.size()) ||
+         (persistence_ == Persistence::kRdb && dirty_ != dirty_at_last_save_);
 }
 
 void VirtualRedis::Crash(bool power_loss) {

@@ -70,6 +70,10 @@ class VirtualRedis {
   // snapshots. Draws on `random` to sample keys, as Redis does.
   static constexpr int64_t kCronPeriodMs = 100;
   void Cron(int64_t now_ms, Random& random);
+  // Whether Cron has anything to do (keys to expire, an AOF to fsync, a
+  // snapshot to take): an idle node needs no ticks, which keeps long quiet
+  // stretches of virtual time free.
+  bool HasCronWork() const;
 
   // ---- Replication (replication.cc) ----
   // Write effects for replicas, in order, as a master propagates them: with
@@ -233,6 +237,7 @@ class VirtualRedis {
   size_t aof_synced_ = 0;     // how much of aof_ is on disk
   int64_t last_fsync_ms_ = 0;
   int64_t last_save_ms_ = 0;
+  int64_t dirty_at_last_save_ = 0;
   std::unordered_map<std::string, Object> rdb_;  // the last snapshot
 
   std::unique_ptr<LuaScripting> lua_;
