@@ -6,7 +6,7 @@ JOBS ?= 2
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-asan clean
+.PHONY: all deps build demo test test-long test-asan clean
 
 all: build
 
@@ -27,8 +27,12 @@ demo: build
 	  --json $(BUILD)/f02-set-nx-px-del.json; test $$? -eq 1
 	@echo "(result JSON: $(BUILD)/f02-set-nx-px-del.json)"
 
+# Every test but the long sweeps (ctest label "long"), which `make test-long` runs.
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -LE long
+
+test-long: build
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -L long
 
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan:
