@@ -1,10 +1,12 @@
 // The lock API every variant implements, and the registry of variants.
 //
-// A Lock object belongs to one client (it remembers that client's owner
-// token between Acquire and Release) and talks to the world only through the
-// Env it was built with, so it runs unchanged on the virtual and the real
-// backend. Errors are values: a failed or timed-out acquisition is `false`,
-// never an exception.
+// A Lock object belongs to one client process and is shared by its threads,
+// as a Redisson RLock or a Spring RedisLockRegistry is: it is built with the
+// process's main-thread Env, and each Acquire / Release is called with the
+// Env of the calling thread (its ThreadId is what reentrant variants key
+// on). It talks to the world only through Envs, so it runs unchanged on the
+// virtual and the real backend. Errors are values: a failed or timed-out
+// acquisition is `false`, never an exception.
 #ifndef LOCKSIM_LOCKIMPLS_LOCK_H_
 #define LOCKSIM_LOCKIMPLS_LOCK_H_
 
@@ -31,11 +33,11 @@ class Lock {
  public:
   virtual ~Lock() = default;
   // Tries until acquire_timeout has passed on the client's own clock.
-  // Returns true when this client believes it holds the lock.
-  virtual Task<bool> Acquire() = 0;
+  // Returns true when the calling thread believes it holds the lock.
+  virtual Task<bool> Acquire(Env& thread) = 0;
   // Gives the lock back. Returns true when the release removed a lock (by
   // the variant's own account: a plain DEL counts any key it deleted).
-  virtual Task<bool> Release() = 0;
+  virtual Task<bool> Release(Env& thread) = 0;
 };
 
 struct AlgorithmInfo {
@@ -43,7 +45,8 @@ struct AlgorithmInfo {
   std::string_view summary;  // acquire / release in one line
   std::string_view source;   // seed document and section
   std::string_view bug;      // the bug it carries on purpose, if any
-  std::unique_ptr<Lock> (*make)(Env& env, const LockConfig& config);
+  // Builds the process's lock; `process` is its main thread's Env.
+  std::unique_ptr<Lock> (*make)(Env& process, const LockConfig& config);
 };
 
 // Every variant, in catalogue order.

@@ -8,8 +8,8 @@ namespace locksim {
 namespace {
 
 template <typename T>
-std::unique_ptr<Lock> Make(Env& env, const LockConfig& config) {
-  return std::make_unique<T>(env, config);
+std::unique_ptr<Lock> Make(Env& process, const LockConfig& config) {
+  return std::make_unique<T>(process, config);
 }
 
 constexpr AlgorithmInfo kAlgorithms[] = {

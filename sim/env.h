@@ -8,9 +8,11 @@
 #define LOCKSIM_SIM_ENV_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "sim/reply.h"
+#include "sim/signal.h"
 #include "sim/task.h"
 #include "sim/time.h"
 
@@ -39,6 +41,18 @@ class Env {
 
   // The run's seeded random source: the same seed, the same draws.
   virtual uint64_t Random() = 0;
+
+  // Threads. An Env belongs to one thread of one client process; every
+  // thread of a process stops when the process is paused.
+  // This thread's id within its process (1 for the main thread), as Java's
+  // Thread.getId() in Redisson's "uuid:threadId" owner names.
+  virtual int ThreadId() const = 0;
+  // Starts a background thread of this process running body(its Env), like
+  // a Java daemon thread: the run does not wait for it to finish. For
+  // renewal tasks (watchdog, refresh).
+  virtual void StartThread(std::string name, std::function<Task<void>(Env&)> body) = 0;
+  // Waits until `signal` is notified (true) or `timeout` passes (false).
+  virtual Task<bool> WaitFor(Signal& signal, Nanos timeout) = 0;
 
   // Convenience: a 128-bit random token as 32 hex digits (lock owner ids).
   std::string RandomToken() {

@@ -103,6 +103,9 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
                        " --seed " + std::to_string(result.seed) + " --backend " +
                        std::string(BackendName(options.backend)));
 
+  // One process per client, one Lock per process shared by its threads;
+  // a single-threaded client's thread is recorded under the client's name,
+  // threads of a multi-threaded one as "A.1", "A.2", ...
   std::vector<std::unique_ptr<ProcessEnv>> envs;
   std::vector<std::unique_ptr<Lock>> locks;
   std::map<std::string, int> process_of;
@@ -110,11 +113,19 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
     const int p = world->AddProcess(c.name);
     process_of[c.name] = p;
     envs.push_back(std::make_unique<ProcessEnv>(world.get(), p));
-    locks.push_back(algo->make(*envs.back(), s.lock));
-  }
-  for (size_t i = 0; i < s.clients.size(); ++i) {
-    world->Spawn(envs[i]->process(), s.clients[i].start,
-                 RunClient(*world, *envs[i], *locks[i], s.clients[i], s.lock.key));
+    ProcessEnv& main_thread = *envs.back();
+    locks.push_back(algo->make(main_thread, s.lock));
+    Lock& lock = *locks.back();
+    if (c.threads == 1) {
+      world->Spawn(p, c.start, RunClient(*world, main_thread, lock, c, s.lock.key));
+      continue;
+    }
+    for (int64_t t = 1; t <= c.threads; ++t) {
+      const int id = t == 1 ? 1 : world->NextThreadId(p);
+      const int actor = world->AddThread(p, c.name + "." + std::to_string(t));
+      envs.push_back(std::make_unique<ProcessEnv>(world.get(), p, actor, id));
+      world->Spawn(p, c.start, RunClient(*world, *envs.back(), lock, c, s.lock.key));
+    }
   }
   ScheduleFaults(*world, s.faults,
                  [&](const std::string& name) { return process_of.at(name); });

@@ -8,28 +8,33 @@ namespace locksim {
 
 Runtime::Runtime(uint64_t seed, Nanos unix_start)
     : random_(seed), seed_(seed), unix_start_(unix_start) {
-  clocks_.emplace_back();  // the nemesis
-  paused_until_.emplace_back(0);
+  processes_.push_back(Process{std::string(History::kNemesis), history_.nemesis(), {}, Nanos(0)});
 }
 
-Runtime::~Runtime() = default;
+Runtime::~Runtime() {
+  tasks_.clear();  // coroutine frames first: they may refer to adopted objects
+}
 
 int Runtime::AddProcess(std::string name) {
-  int id = history_.AddProcess(std::move(name));
-  clocks_.emplace_back();
-  paused_until_.emplace_back(0);
-  return id;
+  const int actor = history_.AddProcess(name);
+  processes_.push_back(Process{std::move(name), actor, {}, Nanos(0)});
+  return static_cast<int>(processes_.size()) - 1;
+}
+
+int Runtime::AddThread(int process, std::string name) {
+  (void)process;  // threads share their process's clock and pauses
+  return history_.AddProcess(std::move(name));
 }
 
 Nanos Runtime::LocalNow(int process) const {
-  const ProcessClock& c = clocks_[process];
+  const ProcessClock& c = processes_[process].clock;
   const __int128 drift =
       static_cast<__int128>(now_.count()) * c.drift_ppm / 1000000;
   return unix_start_ + now_ + c.offset + Nanos(static_cast<int64_t>(drift));
 }
 
 void Runtime::SetClock(int process, ProcessClock clock) {
-  clocks_[process] = clock;
+  processes_[process].clock = clock;
 }
 
 void Runtime::At(Nanos at, int process, Callback fn) {
@@ -54,22 +59,22 @@ Runtime::Event Runtime::Pop() {
 
 void Runtime::Pause(int process, Nanos until) {
   if (process == nemesis()) InvariantBroken("the nemesis cannot be paused");
-  paused_until_[process] = std::max(paused_until_[process], until);
+  processes_[process].paused_until = std::max(processes_[process].paused_until, until);
 }
 
 bool Runtime::IsPaused(int process) const {
-  return paused_until_[process] > now_;
+  return processes_[process].paused_until > now_;
 }
 
-void Runtime::Spawn(int process, Nanos at, Task<void> task) {
-  tasks_.push_back(std::move(task));
+void Runtime::Spawn(int process, Nanos at, Task<void> task, bool daemon) {
+  tasks_.push_back(Spawned{std::move(task), daemon});
   size_t slot = tasks_.size() - 1;
-  At(at, process, [this, slot] { tasks_[slot].Start(); });
+  At(at, process, [this, slot] { tasks_[slot].task.Start(); });
 }
 
 bool Runtime::AllTasksDone() const {
   return std::all_of(tasks_.begin(), tasks_.end(),
-                     [](const Task<void>& t) { return t.done(); });
+                     [](const Spawned& s) { return s.daemon || s.task.done(); });
 }
 
 void Runtime::Run(Nanos deadline, bool until_deadline) {
@@ -79,18 +84,19 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
     if (now_ >= deadline) break;
     while (!queue_.empty() && queue_.front().at <= now_) {
       Event e = Pop();
-      if (paused_until_[e.process] > now_) {
+      const Nanos paused_until = processes_[e.process].paused_until;
+      if (paused_until > now_) {
         // The process is paused: the event keeps its turn among the
         // process's other deferred events and runs when the pause ends.
-        Push(paused_until_[e.process], e.process, std::move(e.fn));
+        Push(paused_until, e.process, std::move(e.fn));
         continue;
       }
       e.fn();
     }
   }
   // A task that threw is a bug in locksim, not a verdict: surface it.
-  for (Task<void>& t : tasks_) {
-    if (t.done()) t.Result();
+  for (Spawned& s : tasks_) {
+    if (s.task.done()) s.task.Result();
   }
 }
 

@@ -47,9 +47,15 @@ class Runtime {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  // Processes. Id 0 is the nemesis (never paused).
+  // Processes (what pauses, crashes and has a clock). Id 0 is the nemesis
+  // (never paused). Each process has a main thread, recorded in the history
+  // under the process's name; AddThread adds more (history actor ids).
   int AddProcess(std::string name);
-  int nemesis() const { return history_.nemesis(); }
+  int AddThread(int process, std::string name);
+  int nemesis() const { return 0; }
+  const std::string& ProcessName(int process) const { return processes_[process].name; }
+  // The history actor of a process's main thread.
+  int MainActor(int process) const { return processes_[process].main_actor; }
 
   Nanos Now() const { return now_; }  // true time since the run started
   Nanos LocalNow(int process) const;  // that process's unix-epoch clock
@@ -65,8 +71,15 @@ class Runtime {
   void Pause(int process, Nanos until);
   bool IsPaused(int process) const;
 
-  // Starts `task` as a top-level task of `process` at true time `at`.
-  void Spawn(int process, Nanos at, Task<void> task);
+  // Starts `task` as a top-level task of `process` at true time `at`. A
+  // daemon task (a background thread) does not keep the run going.
+  void Spawn(int process, Nanos at, Task<void> task, bool daemon = false);
+
+  // Keeps `object` alive as long as the runtime (and its tasks) lives: the
+  // Envs of background threads.
+  void Adopt(std::shared_ptr<void> object) { adopted_.push_back(std::move(object)); }
+  // A new thread id for `process` (the main thread is 1).
+  int NextThreadId(int process) { return ++processes_[process].threads; }
 
   // Runs until every spawned task has finished or true time reaches
   // `deadline`, whichever is first; with `until_deadline`, runs every event
@@ -121,9 +134,20 @@ class Runtime {
   std::string replay_hint_;
   uint64_t next_seq_ = 0;
   std::vector<Event> queue_;  // a binary heap under Later
-  std::vector<ProcessClock> clocks_;
-  std::vector<Nanos> paused_until_;
-  std::vector<Task<void>> tasks_;
+  struct Process {
+    std::string name;
+    int main_actor;
+    ProcessClock clock;
+    Nanos paused_until{0};
+    int threads = 1;
+  };
+  std::vector<Process> processes_;
+  struct Spawned {
+    Task<void> task;
+    bool daemon;
+  };
+  std::vector<Spawned> tasks_;
+  std::vector<std::shared_ptr<void>> adopted_;
 };
 
 }  // namespace locksim

@@ -213,7 +213,8 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
   top.Array(
       "clients",
       [&](const json& j, const std::string& path) {
-        ObjectReader c(j, path, file, {"name", "start", "iterations", "hold", "think"});
+        ObjectReader c(j, path, file,
+                       {"name", "start", "iterations", "threads", "hold", "think"});
         ClientSpec spec;
         c.String("name", &spec.name, /*required=*/true);
         if (spec.name.empty() || spec.name == "nemesis") {
@@ -224,6 +225,7 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
         }
         c.Duration("start", &spec.start);
         c.Integer("iterations", &spec.iterations, 0, INT64_MAX);
+        c.Integer("threads", &spec.threads, 1, 64);
         c.Duration("hold", &spec.hold);
         c.Duration("think", &spec.think);
         s.clients.push_back(spec);

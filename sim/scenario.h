@@ -20,6 +20,7 @@ struct ClientSpec {
   std::string name;
   Nanos start{0};          // when its first acquire begins
   int64_t iterations = 1;  // acquire -> hold -> release cycles; 0: until the end
+  int64_t threads = 1;     // threads of the process, each running the cycles
   Nanos hold{0};           // time spent inside the critical section
   Nanos think{0};          // pause between a release and the next acquire
 };

@@ -57,8 +57,8 @@ void VirtualWorld::Send(int client, int node, Command cmd, std::function<void(Re
        Reply reply;
        Node& n = nodes_[physical];
        if (!n.up) {
-         reply = Reply::Error("ERR locksim: connection refused by " +
-                              history().name(server) + " (node down)");
+         reply = Reply::Error("ERR locksim: connection refused by " + ProcessName(server) +
+                              " (node down)");
        } else {
          reply = n.redis->Execute(ConnectionOf(client, physical), cmd, NodeMillis(physical));
          Replicate(physical);

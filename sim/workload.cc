@@ -5,11 +5,11 @@ namespace locksim {
 Task<void> RunClient(Runtime& runtime, ProcessEnv& env, Lock& lock,
                      const ClientSpec& spec, const std::string& resource) {
   History& h = runtime.history();
-  const int p = env.process();
+  const int p = env.actor();
   for (int64_t i = 0; spec.iterations == 0 || i < spec.iterations; ++i) {
     if (i > 0 && spec.think.count() > 0) co_await env.SleepFor(spec.think);
     h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, resource);
-    const bool acquired = co_await lock.Acquire();
+    const bool acquired = co_await lock.Acquire(env);
     h.Add(runtime.Now(), p, acquired ? OpType::kOk : OpType::kFail,
           OpF::kAcquire, resource);
     if (!acquired) continue;
@@ -19,7 +19,7 @@ Task<void> RunClient(Runtime& runtime, ProcessEnv& env, Lock& lock,
     h.Add(runtime.Now(), p, OpType::kOk, OpF::kCs, resource);
 
     h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, resource);
-    const bool released = co_await lock.Release();
+    const bool released = co_await lock.Release(env);
     h.Add(runtime.Now(), p, released ? OpType::kOk : OpType::kFail,
           OpF::kRelease, resource);
   }
@@ -32,12 +32,12 @@ void ScheduleFaults(Runtime& runtime, const std::vector<FaultSpec>& faults,
     const Nanos end = f.at + f.duration;
     const std::string value = f.process + " for " + FormatDuration(f.duration);
     runtime.At(f.at, runtime.nemesis(), [&runtime, target, end, value] {
-      runtime.history().Add(runtime.Now(), runtime.nemesis(), OpType::kInfo,
+      runtime.history().Add(runtime.Now(), runtime.history().nemesis(), OpType::kInfo,
                             OpF::kPause, value);
       runtime.Pause(target, end);
     });
     runtime.At(end, runtime.nemesis(), [&runtime, name = f.process] {
-      runtime.history().Add(runtime.Now(), runtime.nemesis(), OpType::kInfo,
+      runtime.history().Add(runtime.Now(), runtime.history().nemesis(), OpType::kInfo,
                             OpF::kResume, name);
     });
   }

@@ -13,6 +13,7 @@
 
 namespace locksim {
 
+// One thread of a client process running the workload.
 Task<void> RunClient(Runtime& runtime, ProcessEnv& env, Lock& lock,
                      const ClientSpec& spec, const std::string& resource);
 

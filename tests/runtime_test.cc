@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/process_env.h"
+#include "sim/signal.h"
 #include "sim/virtual_world.h"
 
 namespace locksim {
@@ -105,6 +106,77 @@ TEST(RuntimeTest, CommandsReachTheVirtualNodeAndRepliesComeBack) {
   int redis_ops = 0;
   for (const Op& op : w.history().ops()) redis_ops += op.f == OpF::kRedis;
   EXPECT_EQ(redis_ops, 4);
+}
+
+Task<void> SleepLog(ProcessEnv* env, Runtime* w, Nanos d, std::vector<Nanos>* woke) {
+  co_await env->SleepFor(d);
+  woke->push_back(w->Now());
+}
+
+TEST(RuntimeTest, APauseStopsEveryThreadOfTheProcess) {
+  VirtualWorld w({});
+  const int p = w.AddProcess("A");
+  ProcessEnv t1(&w, p, w.AddThread(p, "A.1"), 1);
+  ProcessEnv t2(&w, p, w.AddThread(p, "A.2"), w.NextThreadId(p));
+  std::vector<Nanos> woke;
+  w.Spawn(p, Nanos(0), SleepLog(&t1, &w, milliseconds(10), &woke));
+  w.Spawn(p, Nanos(0), SleepLog(&t2, &w, milliseconds(20), &woke));
+  w.At(milliseconds(5), w.nemesis(), [&] { w.Pause(p, milliseconds(50)); });
+  w.Run(seconds(1));
+  EXPECT_EQ(woke, (std::vector<Nanos>{milliseconds(50), milliseconds(50)}));
+  EXPECT_EQ(t2.ThreadId(), 2);
+}
+
+Task<void> WaitAndLog(ProcessEnv* env, Runtime* w, Signal* s, Nanos timeout,
+                      std::vector<std::pair<bool, Nanos>>* log) {
+  const bool notified = co_await env->WaitFor(*s, timeout);
+  log->push_back({notified, w->Now()});
+}
+
+TEST(RuntimeTest, WaitForReturnsOnNotifyOrTimeoutAndRespectsPauses) {
+  VirtualWorld w({});
+  const int a = w.AddProcess("A");
+  const int b = w.AddProcess("B");
+  ProcessEnv ea(&w, a), eb(&w, b);
+  Signal signal;
+  std::vector<std::pair<bool, Nanos>> log_a, log_b;
+  w.Spawn(a, Nanos(0), WaitAndLog(&ea, &w, &signal, seconds(1), &log_a));
+  w.Spawn(b, Nanos(0), WaitAndLog(&eb, &w, &signal, milliseconds(30), &log_b));
+  // B times out at 30ms; A is paused from 40ms to 100ms and notified at 60ms:
+  // it wakes when the pause ends.
+  w.At(milliseconds(40), w.nemesis(), [&] { w.Pause(a, milliseconds(100)); });
+  w.At(milliseconds(60), w.nemesis(), [&] { signal.NotifyAll(); });
+  w.Run(seconds(2));
+  EXPECT_EQ(log_b, (std::vector<std::pair<bool, Nanos>>{{false, milliseconds(30)}}));
+  EXPECT_EQ(log_a, (std::vector<std::pair<bool, Nanos>>{{true, milliseconds(100)}}));
+}
+
+Task<void> Forever(Env* env) {
+  for (;;) {
+    Command ping = {"PING"};
+    co_await env->Call(0, ping);
+    co_await env->SleepFor(milliseconds(100));
+  }
+}
+
+Task<void> StartsADaemon(ProcessEnv* env) {
+  env->StartThread("watchdog", [](Env& e) { return Forever(&e); });
+  co_await env->SleepFor(milliseconds(250));
+}
+
+TEST(RuntimeTest, BackgroundThreadsRecordUnderTheirNameAndDoNotKeepTheRunGoing) {
+  VirtualWorld w({});
+  const int p = w.AddProcess("A");
+  ProcessEnv env(&w, p);
+  w.Spawn(p, Nanos(0), StartsADaemon(&env));
+  w.Run(std::chrono::hours(1));
+  EXPECT_LT(w.Now(), seconds(1));  // the run ended with the main thread
+  int pings = 0;
+  for (const Op& op : w.history().ops()) {
+    if (op.type == OpType::kInvoke && w.history().name(op.process) == "A:watchdog") ++pings;
+  }
+  EXPECT_EQ(pings, 3);  // at 0, 100 and 200 ms
+  EXPECT_EQ(env.commands_sent(), 3);
 }
 
 TEST(RuntimeDeathTest, SchedulingInThePastAbortsWithTheReplayCommand) {

@@ -57,7 +57,7 @@ TEST(ScenarioTest, NotJsonNamesTheFileAndThePosition) {
 TEST(ScenarioTest, UnknownFieldNamesItsPath) {
   EXPECT_EQ(ErrorOf(Valid("\"hold\": \"100ms\"", "\"hodl\": \"100ms\"")),
             "s.json: $.clients[0].hodl: unknown field (expected one of: name, start, "
-            "iterations, hold, think)");
+            "iterations, threads, hold, think)");
 }
 
 TEST(ScenarioTest, WrongTypeNamesItsPathAndTheExpectedType) {

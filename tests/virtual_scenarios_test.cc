@@ -3,6 +3,8 @@
 // and the control scenario is safe for every variant.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "reports/json_report.h"
 #include "sim/runner.h"
 #include "tests/scenario_paths.h"
@@ -70,6 +72,24 @@ TEST(VirtualScenarios, ContentionWithoutFaultsIsSafe) {
       EXPECT_EQ(r.check.sections.size(), 40u);
     }
   }
+}
+
+TEST(VirtualScenarios, ThreadsOfOneProcessContendLikeSeparateClients) {
+  Scenario s = ParseScenario(R"({
+    "duration": "60s",
+    "lock": {"ttl": "5s", "retry_delay": "20ms", "acquire_timeout": "30s"},
+    "clients": [{"name": "A", "threads": 3, "hold": "50ms", "iterations": 5},
+                {"name": "B", "threads": 3, "hold": "50ms", "iterations": 5}],
+    "faults": [{"type": "pause", "process": "A", "at": "100ms", "duration": "200ms"}],
+    "expect": {"set-nx-px": {"verdict": "safe"}}
+  })", "threads.json");
+  RunOptions o;
+  RunResult r = RunScenario(s, o);
+  EXPECT_EQ(r.verdict(), "safe");
+  EXPECT_EQ(r.acquisitions, 30);
+  std::set<std::string> actors;
+  for (const CriticalSection& c : r.check.sections) actors.insert(r.history.name(c.process));
+  EXPECT_EQ(actors, (std::set<std::string>{"A.1", "A.2", "A.3", "B.1", "B.2", "B.3"}));
 }
 
 TEST(VirtualScenarios, SameScenarioAndSeedGiveByteIdenticalJson) {

@@ -2,25 +2,27 @@
 
 namespace locksim {
 
-Task<bool> SetNxPxLock::Acquire() {
-  token_ = env_.RandomToken();
+Task<bool> SetNxPxLock::Acquire(Env& env) {
+  const std::string token = env.RandomToken();
+  tokens_[env.ThreadId()] = token;
   const std::string ttl_ms =
       std::to_string(duration_cast<Millis>(config_.ttl).count());
-  const Nanos end = env_.Now() + config_.acquire_timeout;
+  const Nanos end = env.Now() + config_.acquire_timeout;
   // Commands are built as named locals: g++ 12 miscompiles braced lists
   // of strings inside a co_await expression ("array used as initializer").
-  const Command set = {"SET", config_.key, token_, "NX", "PX", ttl_ms};
+  const Command set = {"SET", config_.key, token, "NX", "PX", ttl_ms};
   for (;;) {
-    Reply r = co_await env_.Call(0, set);
+    Reply r = co_await env.Call(0, set);
     if (r.IsOk()) co_return true;
-    if (env_.Now() >= end) co_return false;
-    co_await env_.SleepFor(config_.retry_delay);
+    if (env.Now() >= end) co_return false;
+    co_await env.SleepFor(config_.retry_delay);
   }
 }
 
-Task<bool> SetNxPxLock::Release() {
-  Command eval = {"EVAL", std::string(kCompareAndDeleteScript), "1", config_.key, token_};
-  Reply r = co_await env_.Call(0, std::move(eval));
+Task<bool> SetNxPxLock::Release(Env& env) {
+  Command eval = {"EVAL", std::string(kCompareAndDeleteScript), "1", config_.key,
+                  tokens_[env.ThreadId()]};
+  Reply r = co_await env.Call(0, std::move(eval));
   co_return r.IsInteger(1);
 }
 

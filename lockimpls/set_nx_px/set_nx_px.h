@@ -14,6 +14,7 @@
 #ifndef LOCKSIM_LOCKIMPLS_SET_NX_PX_SET_NX_PX_H_
 #define LOCKSIM_LOCKIMPLS_SET_NX_PX_SET_NX_PX_H_
 
+#include <map>
 #include <string>
 
 #include "lockimpls/lock.h"
@@ -30,14 +31,15 @@ inline constexpr std::string_view kCompareAndDeleteScript =
 
 class SetNxPxLock : public Lock {
  public:
-  SetNxPxLock(Env& env, const LockConfig& config) : env_(env), config_(config) {}
-  Task<bool> Acquire() override;
-  Task<bool> Release() override;
+  SetNxPxLock(Env& process, const LockConfig& config) : config_(config) {}
+  Task<bool> Acquire(Env& thread) override;
+  Task<bool> Release(Env& thread) override;
 
  protected:
-  Env& env_;
   LockConfig config_;
-  std::string token_;  // this client's owner id for the current acquisition
+  // Each thread's owner id for its current acquisition (a random UUID per
+  // acquisition, as the seed's code draws one per call).
+  std::map<int, std::string> tokens_;
 };
 
 }  // namespace locksim

@@ -2,9 +2,9 @@
 
 namespace locksim {
 
-Task<bool> SetNxPxDelLock::Release() {
+Task<bool> SetNxPxDelLock::Release(Env& env) {
   Command del = {"DEL", config_.key};
-  Reply r = co_await env_.Call(0, std::move(del));
+  Reply r = co_await env.Call(0, std::move(del));
   co_return r.IsInteger(1);
 }
 

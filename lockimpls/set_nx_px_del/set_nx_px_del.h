@@ -18,7 +18,7 @@ namespace locksim {
 class SetNxPxDelLock : public SetNxPxLock {
  public:
   using SetNxPxLock::SetNxPxLock;
-  Task<bool> Release() override;
+  Task<bool> Release(Env& thread) override;
 };
 
 }  // namespace locksim
