@@ -11,9 +11,11 @@
 #define LOCKSIM_LOCKIMPLS_LOCK_H_
 
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "sim/env.h"
 #include "sim/task.h"
@@ -21,13 +23,28 @@
 
 namespace locksim {
 
-// Parameters of a lock, from the scenario's "lock" object.
+// Parameters of a lock as a variant runs with them: the scenario's "lock"
+// object over the variant's own defaults (the values its source uses).
 struct LockConfig {
   std::string key = "lock:resource";
-  Nanos ttl = std::chrono::seconds(10);             // the lease
+  Nanos ttl = std::chrono::seconds(10);                // the lease
   Nanos retry_delay = std::chrono::milliseconds(100);  // between tries
-  Nanos acquire_timeout = std::chrono::seconds(10);  // on the client's clock
+  Nanos acquire_timeout = std::chrono::seconds(10);    // on the client's clock
+  int64_t tries = 0;  // attempts per acquisition; 0: until acquire_timeout
 };
+
+// What a scenario sets; everything else comes from the variant's defaults.
+struct LockOverrides {
+  std::optional<std::string> key;
+  std::optional<Nanos> ttl;
+  std::optional<Nanos> retry_delay;
+  std::optional<Nanos> acquire_timeout;
+  std::optional<int64_t> tries;
+};
+
+LockConfig Resolve(const LockOverrides& overrides, const LockConfig& defaults);
+// "ttl=10s retry_delay=100ms acquire_timeout=10s": for `locksim list --verbose`.
+std::string DescribeConfig(const LockConfig& config);
 
 class Lock {
  public:
@@ -45,12 +62,13 @@ struct AlgorithmInfo {
   std::string_view summary;  // acquire / release in one line
   std::string_view source;   // seed document and section
   std::string_view bug;      // the bug it carries on purpose, if any
+  LockConfig defaults;       // the parameters its source uses
   // Builds the process's lock; `process` is its main thread's Env.
   std::unique_ptr<Lock> (*make)(Env& process, const LockConfig& config);
 };
 
 // Every variant, in catalogue order.
-std::span<const AlgorithmInfo> Algorithms();
+const std::vector<AlgorithmInfo>& Algorithms();
 // nullptr when `id` names no variant.
 const AlgorithmInfo* FindAlgorithm(std::string_view id);
 // "set-nx-px, set-nx-px-del": for error messages.

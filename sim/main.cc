@@ -246,9 +246,10 @@ int ListCommand(const std::vector<std::string>& args) {
       std::printf("%-16s %s\n", std::string(a.id).c_str(), std::string(a.summary).c_str());
       continue;
     }
-    std::printf("%s\n  %s\n  source: %s\n  bug: %s\n", std::string(a.id).c_str(),
-                std::string(a.summary).c_str(), std::string(a.source).c_str(),
-                std::string(a.bug).c_str());
+    std::printf("%s\n  %s\n  source: %s\n  bug: %s\n  defaults: %s\n",
+                std::string(a.id).c_str(), std::string(a.summary).c_str(),
+                std::string(a.source).c_str(), std::string(a.bug).c_str(),
+                DescribeConfig(a.defaults).c_str());
   }
   return kExitSafe;
 }

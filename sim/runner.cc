@@ -60,7 +60,8 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
       options.backend == Backend::kReal ? input.real_time_scale : TimeScale{});
   result.scenario = Scaled(input, result.time_scale);
   const Scenario& s = result.scenario;
-  if (s.lock.ttl < std::chrono::milliseconds(1)) {
+  const LockConfig lock_config = Resolve(s.lock, algo->defaults);
+  if (lock_config.ttl < std::chrono::milliseconds(1)) {
     throw InputError("--time-scale: scales the lock TTL below 1ms");
   }
 
@@ -114,17 +115,17 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
     process_of[c.name] = p;
     envs.push_back(std::make_unique<ProcessEnv>(world.get(), p));
     ProcessEnv& main_thread = *envs.back();
-    locks.push_back(algo->make(main_thread, s.lock));
+    locks.push_back(algo->make(main_thread, lock_config));
     Lock& lock = *locks.back();
     if (c.threads == 1) {
-      world->Spawn(p, c.start, RunClient(*world, main_thread, lock, c, s.lock.key));
+      world->Spawn(p, c.start, RunClient(*world, main_thread, lock, c, lock_config.key));
       continue;
     }
     for (int64_t t = 1; t <= c.threads; ++t) {
       const int id = t == 1 ? 1 : world->NextThreadId(p);
       const int actor = world->AddThread(p, c.name + "." + std::to_string(t));
       envs.push_back(std::make_unique<ProcessEnv>(world.get(), p, actor, id));
-      world->Spawn(p, c.start, RunClient(*world, *envs.back(), lock, c, s.lock.key));
+      world->Spawn(p, c.start, RunClient(*world, *envs.back(), lock, c, lock_config.key));
     }
   }
   ScheduleFaults(*world, s.faults,

@@ -199,12 +199,27 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
 
   if (top.Has("lock")) {
     ObjectReader lock(top.Get("lock"), top.Path("lock"), file,
-                      {"key", "ttl", "retry_delay", "acquire_timeout"});
-    lock.String("key", &s.lock.key);
-    lock.Duration("ttl", &s.lock.ttl);
-    lock.Duration("retry_delay", &s.lock.retry_delay);
-    lock.Duration("acquire_timeout", &s.lock.acquire_timeout);
-    if (s.lock.ttl < std::chrono::milliseconds(1)) {
+                      {"key", "ttl", "retry_delay", "acquire_timeout", "tries"});
+    auto duration = [&](const char* name, std::optional<Nanos>* out) {
+      if (!lock.Has(name)) return;
+      Nanos d{0};
+      lock.Duration(name, &d);
+      *out = d;
+    };
+    if (lock.Has("key")) {
+      std::string key;
+      lock.String("key", &key);
+      s.lock.key = key;
+    }
+    duration("ttl", &s.lock.ttl);
+    duration("retry_delay", &s.lock.retry_delay);
+    duration("acquire_timeout", &s.lock.acquire_timeout);
+    if (lock.Has("tries")) {
+      int64_t tries = 0;
+      lock.Integer("tries", &tries, 1, INT64_MAX);
+      s.lock.tries = tries;
+    }
+    if (s.lock.ttl && *s.lock.ttl < std::chrono::milliseconds(1)) {
       lock.Fail(lock.Path("ttl"), "must be at least 1ms (Redis PX is in ms)");
     }
   }
@@ -304,9 +319,9 @@ Scenario Scaled(const Scenario& s, TimeScale scale) {
   apply(out.network.latency_max);
   apply(out.redis.replication_lag);
   apply(out.redis.rdb_interval);
-  apply(out.lock.ttl);
-  apply(out.lock.retry_delay);
-  apply(out.lock.acquire_timeout);
+  for (std::optional<Nanos>* d : {&out.lock.ttl, &out.lock.retry_delay, &out.lock.acquire_timeout}) {
+    if (*d) apply(**d);
+  }
   for (ClientSpec& c : out.clients) {
     apply(c.start);
     apply(c.hold);

@@ -64,7 +64,7 @@ struct Scenario {
   int nodes = 1;
   NetworkSpec network;
   RedisSpec redis;
-  LockConfig lock;
+  LockOverrides lock;  // over the variant's defaults
   std::vector<ClientSpec> clients;
   std::vector<FaultSpec> faults;
   std::map<std::string, Expectation> expect;  // by algorithm id

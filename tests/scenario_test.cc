@@ -41,6 +41,7 @@ TEST(ScenarioTest, ValidScenarioLoadsWithDefaults) {
   EXPECT_EQ(s.name, "s");
   EXPECT_EQ(s.duration, std::chrono::seconds(10));
   EXPECT_EQ(s.lock.ttl, std::chrono::seconds(1));
+  EXPECT_FALSE(s.lock.retry_delay.has_value());  // the variant's default applies
   ASSERT_EQ(s.clients.size(), 2u);
   EXPECT_EQ(s.clients[1].start, std::chrono::milliseconds(50));
   EXPECT_EQ(s.clients[1].iterations, 1);
@@ -96,7 +97,7 @@ TEST(ScenarioTest, MissingRequiredFieldIsNamed) {
 TEST(ScenarioTest, ScalingMultipliesEveryDuration) {
   Scenario s = Scaled(ParseScenario(Valid(), "s.json"), TimeScale{1, 10});
   EXPECT_EQ(s.duration, std::chrono::seconds(1));
-  EXPECT_EQ(s.lock.ttl, std::chrono::milliseconds(100));
+  EXPECT_EQ(*s.lock.ttl, std::chrono::milliseconds(100));
   EXPECT_EQ(s.clients[0].hold, std::chrono::milliseconds(10));
   EXPECT_EQ(s.faults[0].at, std::chrono::milliseconds(1));
   EXPECT_EQ(s.faults[0].duration, std::chrono::milliseconds(200));
