@@ -10,13 +10,14 @@ namespace {
 struct CallAwaiter {
   Runtime* runtime;
   int process;
+  int actor;
   int node;
   Command cmd;
   Reply reply;
 
   bool await_ready() const noexcept { return false; }
   void await_suspend(std::coroutine_handle<> h) {
-    runtime->Send(process, node, std::move(cmd), [this, h](Reply r) {
+    runtime->Send(process, actor, node, std::move(cmd), [this, h](Reply r) {
       reply = std::move(r);
       h.resume();
     });
@@ -73,7 +74,7 @@ Task<Reply> ProcessEnv::Call(int node, Command cmd) {
   ++*commands_sent_;
   // A named awaiter, not a temporary: g++ 12 destroys the members of a
   // prvalue awaiter in a co_await expression twice (GCC PR 100611 family).
-  CallAwaiter awaiter{runtime_, process_, node, std::move(cmd), {}};
+  CallAwaiter awaiter{runtime_, process_, actor_, node, std::move(cmd), {}};
   Reply reply = co_await awaiter;
   h.Add(runtime_->Now(), actor_, OpType::kOk, OpF::kRedis, reply.ToString(), node);
   co_return reply;

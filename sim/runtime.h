@@ -87,10 +87,12 @@ class Runtime {
   // replication and cron keeps going).
   void Run(Nanos deadline, bool until_deadline = false);
 
-  // Transport, implemented by each world: deliver `cmd` from `client` to
-  // Redis node `node` and call `done` (as an event of `client`) with the
+  // Transport, implemented by each world: deliver `cmd` from thread
+  // `actor` of process `client` to Redis node `node` over that thread's own
+  // connection (as a Jedis pool gives each thread its own; WATCH and MULTI
+  // state lives on it), and call `done` (as an event of `client`) with the
   // reply.
-  virtual void Send(int client, int node, Command cmd,
+  virtual void Send(int client, int actor, int node, Command cmd,
                     std::function<void(Reply)> done) = 0;
   virtual int NodeCount() const = 0;
 

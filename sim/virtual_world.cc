@@ -38,29 +38,30 @@ Nanos VirtualWorld::Arrival(int from, int to) {
   return last;
 }
 
-VirtualRedis::ConnId VirtualWorld::ConnectionOf(int client, int physical) {
+VirtualRedis::ConnId VirtualWorld::ConnectionOf(int actor, int physical) {
   Node& n = nodes_[physical];
-  auto it = conns_.find({client, physical});
+  auto it = conns_.find({actor, physical});
   if (it == conns_.end() || it->second.first != n.epoch) {
     const VirtualRedis::ConnId id = n.redis->Connect();
-    conns_[{client, physical}] = {n.epoch, id};
+    conns_[{actor, physical}] = {n.epoch, id};
     return id;
   }
   return it->second.second;
 }
 
-void VirtualWorld::Send(int client, int node, Command cmd, std::function<void(Reply)> done) {
+void VirtualWorld::Send(int client, int actor, int node, Command cmd,
+                        std::function<void(Reply)> done) {
   const int physical = groups_[node].master;
   const int server = nodes_[physical].process;
   At(Arrival(client, server), server,
-     [this, client, physical, server, cmd = std::move(cmd), done = std::move(done)] {
+     [this, client, actor, physical, server, cmd = std::move(cmd), done = std::move(done)] {
        Reply reply;
        Node& n = nodes_[physical];
        if (!n.up) {
          reply = Reply::Error("ERR locksim: connection refused by " + ProcessName(server) +
                               " (node down)");
        } else {
-         reply = n.redis->Execute(ConnectionOf(client, physical), cmd, NodeMillis(physical));
+         reply = n.redis->Execute(ConnectionOf(actor, physical), cmd, NodeMillis(physical));
          Replicate(physical);
          ScheduleCron(physical);
          // TODO(issue 4): deliver pub/sub pushes to subscribed clients.

@@ -37,7 +37,7 @@ class VirtualWorld : public Runtime {
   };
   explicit VirtualWorld(const Options& options);
 
-  void Send(int client, int node, Command cmd,
+  void Send(int client, int actor, int node, Command cmd,
             std::function<void(Reply)> done) override;
   int NodeCount() const override { return static_cast<int>(groups_.size()); }
 
@@ -80,7 +80,7 @@ class VirtualWorld : public Runtime {
   // When a message sent now from process `from` to process `to` arrives.
   Nanos Arrival(int from, int to);
   int64_t NodeMillis(int physical) const;
-  VirtualRedis::ConnId ConnectionOf(int client, int physical);
+  VirtualRedis::ConnId ConnectionOf(int actor, int physical);
   // Ships a master's pending write effects to its replicas.
   void Replicate(int physical);
   // Schedules the node's next cron tick (on the 100 ms grid of true time)
@@ -91,7 +91,7 @@ class VirtualWorld : public Runtime {
   std::vector<Node> nodes_;
   std::vector<Group> groups_;
   std::map<std::pair<int, int>, Nanos> link_last_;  // FIFO per link
-  // (client process, physical node) -> (node epoch, connection)
+  // (client thread, physical node) -> (node epoch, connection)
   std::map<std::pair<int, int>, std::pair<int, VirtualRedis::ConnId>> conns_;
 };
 

@@ -68,8 +68,8 @@ Nanos RealWorld::Elapsed() const {
   return duration_cast<Nanos>(std::chrono::steady_clock::now() - start_);
 }
 
-RealWorld::Conn* RealWorld::Connection(int client, int node) {
-  auto& slot = conns_[{client, node}];
+RealWorld::Conn* RealWorld::Connection(int actor, int node) {
+  auto& slot = conns_[{actor, node}];
   if (slot && slot->ac != nullptr) return slot.get();
   slot = std::make_unique<Conn>();
   slot->node = node;
@@ -110,9 +110,9 @@ void RealWorld::OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
   delete p;
 }
 
-void RealWorld::Send(int client, int node, Command cmd,
+void RealWorld::Send(int client, int actor, int node, Command cmd,
                      std::function<void(Reply)> done) {
-  Conn* c = Connection(client, node);
+  Conn* c = Connection(actor, node);
   std::vector<const char*> argv;
   std::vector<size_t> lens;
   for (const std::string& a : cmd) {

@@ -28,7 +28,7 @@ class RealWorld : public Runtime {
   explicit RealWorld(const Options& options);
   ~RealWorld() override;
 
-  void Send(int client, int node, Command cmd,
+  void Send(int client, int actor, int node, Command cmd,
             std::function<void(Reply)> done) override;
   int NodeCount() const override { return static_cast<int>(ports_.size()); }
 
@@ -38,7 +38,7 @@ class RealWorld : public Runtime {
  private:
   struct Conn;
   struct Pending;
-  Conn* Connection(int client, int node);
+  Conn* Connection(int actor, int node);
   Nanos Elapsed() const;
   static void OnReply(redisAsyncContext* ac, void* reply, void* privdata);
 
