@@ -55,6 +55,9 @@ class Lock {
   // Gives the lock back. Returns true when the release removed a lock (by
   // the variant's own account: a plain DEL counts any key it deleted).
   virtual Task<bool> Release(Env& thread) = 0;
+  // The fencing token of the calling thread's current lease, for variants
+  // that issue one (fenced); the protected resource rejects older tokens.
+  virtual std::optional<int64_t> FencingToken(const Env& thread) const { return std::nullopt; }
 };
 
 struct AlgorithmInfo {

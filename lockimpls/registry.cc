@@ -1,8 +1,15 @@
 #include <algorithm>
 
+#include "lockimpls/fenced/fenced.h"
+#include "lockimpls/getset_timestamp/getset_timestamp.h"
 #include "lockimpls/lock.h"
+#include "lockimpls/lua_acquire/lua_acquire.h"
 #include "lockimpls/set_nx_px/set_nx_px.h"
 #include "lockimpls/set_nx_px_del/set_nx_px_del.h"
+#include "lockimpls/setnx_expire/setnx_expire.h"
+#include "lockimpls/setnx_expire_del/setnx_expire_del.h"
+#include "lockimpls/setnx_simple/setnx_simple.h"
+#include "lockimpls/watch_multi/watch_multi.h"
 
 namespace locksim {
 namespace {
@@ -29,6 +36,31 @@ using std::chrono::seconds;
 const std::vector<AlgorithmInfo>& Algorithms() {
   // In catalogue order. Defaults are the values the source documents use.
   static const std::vector<AlgorithmInfo> kAlgorithms = {
+      {"setnx-expire",
+       "SETNX key uuid, then EXPIRE key (int)(timeout/1000); TTL repair; release by WATCH/GET/MULTI/DEL",
+       "seed 000 (Redis in Action ch. 6, Jedis)",
+       "a timeout under 1000 ms becomes EXPIRE 0 and deletes the lock at once (F12); "
+       "a crash between SETNX and EXPIRE leaves a key without TTL (F3)",
+       Defaults(seconds(10), milliseconds(1), seconds(10)), &Make<SetnxExpireLock>},
+      {"setnx-expire-del", "as setnx-expire, released by a plain DEL",
+       "seed 000 (the 2:15 -> 2:21 timeline)",
+       "DEL without the identifier check frees another client's lock (F2)",
+       Defaults(seconds(10), milliseconds(1), seconds(10)), &Make<SetnxExpireDelLock>},
+      {"setnx-simple", "SETNX key uuid up to try_num times; release by GET == uuid then DEL",
+       "seed 002 §1.1",
+       "no TTL: a dead holder blocks everyone for ever (F3); check-then-DEL release (F6)",
+       Defaults(seconds(10), milliseconds(100), seconds(10), 10), &Make<SetnxSimpleLock>},
+      {"getset-timestamp",
+       "SETNX key <now+timeout+1>; if expired by the client's clock, GETSET; release: if "
+       "not expired, DEL",
+       "seed 001 (Python, whole seconds), seed 002 §1.2",
+       "no owner, no Redis TTL: client clock skew takes live locks (F4), GETSET overwrites "
+       "the winner's expiry (F5), check-then-DEL release (F6)",
+       Defaults(seconds(3), milliseconds(1), seconds(10)), &Make<GetsetTimestampLock>},
+      {"watch-multi", "WATCH; GET; if empty MULTI, SET key uuid PX ttl, EXEC; nil EXEC retries",
+       "seed 000 (WATCH/MULTI/EXEC as an optimistic lock)",
+       "retries grow with contention (F11); a paused holder outlives its lease (F1)",
+       Defaults(seconds(10), milliseconds(1), seconds(10)), &Make<WatchMultiLock>},
       {"set-nx-px", "SET key token NX PX ttl; release by Lua compare-and-delete",
        "seed 002 §1.3, seed 003 I",
        "none in the code; the lease runs out under a paused holder (F1, F10)",
@@ -37,6 +69,15 @@ const std::vector<AlgorithmInfo>& Algorithms() {
        "seed 002 §1.3 (A/B/C story), seed 000 (2:15 -> 2:21)",
        "DEL without an owner check frees another client's lock (F2)",
        Defaults(seconds(10), milliseconds(100), seconds(10)), &Make<SetNxPxDelLock>},
+      {"lua-acquire", "one EVAL: SETNX + PEXPIRE; up to try_num tries; release by Lua "
+       "compare-and-delete",
+       "seed 002 §1.3 (the Lua acquire)",
+       "as set-nx-px, by the document's own account: a paused holder outlives its lease (F1)",
+       Defaults(seconds(10), milliseconds(100), seconds(10), 10), &Make<LuaAcquireLock>},
+      {"fenced", "set-nx-px plus INCR fence:<key>: a fencing token travels with every write",
+       "beyond the seeds: Kleppmann's fencing tokens (seed 003's debate)",
+       "none meant: overlap still happens under F1, but stale writes are rejected",
+       Defaults(seconds(10), milliseconds(100), seconds(10)), &Make<FencedLock>},
   };
   return kAlgorithms;
 }

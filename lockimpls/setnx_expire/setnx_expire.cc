@@ -1,0 +1,50 @@
+#include "lockimpls/setnx_expire/setnx_expire.h"
+
+namespace locksim {
+
+Task<bool> SetnxExpireLock::Acquire(Env& env) {
+  const std::string identifier = env.RandomToken();
+  identifiers_[env.ThreadId()] = identifier;
+  // int lockExpire = (int)(lockTimeout / 1000);  -- seconds, rounded down.
+  const std::string lock_expire =
+      std::to_string(duration_cast<Millis>(config_.ttl).count() / 1000);
+  const Nanos end = env.Now() + config_.acquire_timeout;
+  const Command setnx = {"SETNX", config_.key, identifier};
+  const Command expire = {"EXPIRE", config_.key, lock_expire};
+  const Command ttl = {"TTL", config_.key};
+  while (env.Now() < end) {
+    Reply r = co_await env.Call(0, setnx);
+    if (r.IsInteger(1)) {
+      co_await env.Call(0, expire);
+      co_return true;
+    }
+    Reply t = co_await env.Call(0, ttl);
+    if (t.IsInteger(-1)) co_await env.Call(0, expire);
+    co_await env.SleepFor(config_.retry_delay);
+  }
+  co_return false;
+}
+
+Task<bool> WatchedRelease(Env& env, const std::string& key, const std::string& identifier) {
+  const Command watch = {"WATCH", key}, get = {"GET", key}, multi = {"MULTI"},
+                del = {"DEL", key}, exec = {"EXEC"}, unwatch = {"UNWATCH"};
+  for (;;) {
+    co_await env.Call(0, watch);
+    Reply v = co_await env.Call(0, get);
+    if (v.type == Reply::Type::kString && v.str == identifier) {
+      co_await env.Call(0, multi);
+      co_await env.Call(0, del);
+      Reply results = co_await env.Call(0, exec);
+      if (results.IsNil()) continue;  // the key changed under the WATCH: retry
+      co_return true;
+    }
+    co_await env.Call(0, unwatch);
+    co_return false;
+  }
+}
+
+Task<bool> SetnxExpireLock::Release(Env& env) {
+  co_return co_await WatchedRelease(env, config_.key, identifiers_[env.ThreadId()]);
+}
+
+}  // namespace locksim
