@@ -8,7 +8,7 @@ namespace {
 
 std::vector<CriticalSection> Sections(const History& history, Nanos end) {
   std::vector<CriticalSection> out;
-  std::map<int, size_t> open;           // process -> index into out
+  std::map<std::pair<int, std::string>, size_t> open;  // (actor, resource) -> out
   std::map<int, int64_t> last_acquired;  // process -> last acquire ok
   for (const Op& op : history.ops()) {
     if (op.f == OpF::kAcquire && op.type == OpType::kOk) {
@@ -22,10 +22,10 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
       s.enter_index = op.index;
       auto a = last_acquired.find(op.process);
       s.acquired_index = a == last_acquired.end() ? -1 : a->second;
-      open[op.process] = out.size();
+      open[{op.process, s.resource}] = out.size();
       out.push_back(std::move(s));
     } else if (op.f == OpF::kCs && op.type != OpType::kInvoke) {
-      auto it = open.find(op.process);
+      auto it = open.find({op.process, op.value});
       if (it != open.end()) {
         out[it->second].end = op.time;
         out[it->second].exit_index = op.index;
@@ -75,7 +75,7 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end) {
     const auto& a = result.sections[x];
     const auto& b = result.sections[y];
     if (a.resource != b.resource) return a.resource < b.resource;
-    return a.start != b.start ? a.start < b.start : a.enter_index < b.enter_index;
+    return a.enter_index < b.enter_index;  // history order is true-time order
   });
   // Sweep per resource: `active` holds sections that have not ended yet.
   std::vector<size_t> active;
@@ -86,7 +86,11 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end) {
       active.clear();
       resource = &s.resource;
     }
-    std::erase_if(active, [&](size_t a) { return result.sections[a].end <= s.start; });
+    // Gone: sections whose exit was recorded before this one's entry.
+    std::erase_if(active, [&](size_t a) {
+      const CriticalSection& x = result.sections[a];
+      return x.exit_index >= 0 && x.exit_index < s.enter_index;
+    });
     for (size_t a : active) {
       const CriticalSection& first = result.sections[a];
       if (first.process == s.process) continue;  // a client cannot overlap itself

@@ -1,7 +1,10 @@
 // The mutual-exclusion checker: a pure function of the history. Any two
 // critical sections of the same resource that overlap in true time are a
 // violation. A section still open when the run ended lasts until the end.
-// O(n log n + v) for n operations and v violations (sort, then sweep).
+// Ties at the same instant are broken by history order (the history is
+// recorded in true-time order in both worlds), so B entering in the same
+// nanosecond as A, but before A's exit was recorded, is an overlap.
+// O(n log n + v) to find the v violations (sort, then sweep).
 #ifndef LOCKSIM_SIM_CHECKER_H_
 #define LOCKSIM_SIM_CHECKER_H_
 

@@ -58,11 +58,14 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
   result.seed = options.seed.value_or(input.seed);
   result.time_scale = options.time_scale.value_or(
       options.backend == Backend::kReal ? input.real_time_scale : TimeScale{});
-  result.scenario = Scaled(input, result.time_scale);
+  result.scenario =
+      Scaled(input, result.time_scale,
+             options.time_scale ? "--time-scale" : input.file + ": $.real_time_scale");
   const Scenario& s = result.scenario;
   const LockConfig lock_config = Resolve(s.lock, algo->defaults);
   if (lock_config.ttl < std::chrono::milliseconds(1)) {
-    throw InputError("--time-scale: scales the lock TTL below 1ms");
+    throw InputError(std::string(options.time_scale ? "--time-scale" : input.file + ": $.real_time_scale") +
+                     ": scales the lock TTL below 1ms");
   }
 
   // Declared first, destroyed last: signals stay caught until every server

@@ -42,11 +42,16 @@ void Runtime::At(Nanos at, int process, Callback fn) {
     InvariantBroken("event scheduled in the past (at " + FormatDuration(at) +
                     ", now " + FormatDuration(now_) + ")");
   }
-  Push(at, process, std::move(fn));
+  Push(at, at, next_seq_++, process, std::move(fn));
 }
 
-void Runtime::Push(Nanos at, int process, Callback fn) {
-  queue_.push_back(Event{at, next_seq_++, process, std::move(fn)});
+void Runtime::AtFirst(Nanos at, int process, Callback fn) {
+  if (at < now_) InvariantBroken("event scheduled in the past");
+  Push(at, Nanos::min(), next_seq_++, process, std::move(fn));
+}
+
+void Runtime::Push(Nanos at, Nanos due, uint64_t seq, int process, Callback fn) {
+  queue_.push_back(Event{at, due, seq, process, std::move(fn)});
   std::push_heap(queue_.begin(), queue_.end(), Later{});
 }
 
@@ -88,8 +93,17 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
       if (paused_until > now_) {
         // The process is paused: the event keeps its turn among the
         // process's other deferred events and runs when the pause ends.
-        Push(paused_until, e.process, std::move(e.fn));
+        Push(paused_until, e.due, e.seq, e.process, std::move(e.fn));
         continue;
+      }
+      if (now_ != instant_) {
+        instant_ = now_;
+        events_at_instant_ = 0;
+      }
+      if (++events_at_instant_ > kMaxEventsPerInstant) {
+        InvariantBroken("more than " + std::to_string(kMaxEventsPerInstant) +
+                        " events at one instant (" + FormatDuration(now_) +
+                        "): time no longer advances (a zero delay in a loop?)");
       }
       e.fn();
     }

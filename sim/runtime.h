@@ -41,6 +41,7 @@ struct ProcessClock {
 class Runtime {
  public:
   using Callback = std::function<void()>;
+  static constexpr uint64_t kMaxEventsPerInstant = 10'000'000;
 
   Runtime(uint64_t seed, Nanos unix_start);
   virtual ~Runtime();
@@ -63,6 +64,10 @@ class Runtime {
 
   // Schedules fn on behalf of `process` at true time `at` (>= Now()).
   void At(Nanos at, int process, Callback fn);
+  // As At, but ahead of every other event at the same instant, including
+  // events a pause deferred to it (the nemesis records a resume before the
+  // resumed process acts).
+  void AtFirst(Nanos at, int process, Callback fn);
   void After(Nanos delay, int process, Callback fn) {
     At(now_ + delay, process, std::move(fn));
   }
@@ -114,18 +119,24 @@ class Runtime {
   Nanos now_{0};
 
  private:
+  // Events run in (at, due, seq) order. `due` is when the event first fell
+  // due: an event deferred by a pause runs at the pause's end with its old
+  // `due`, so it keeps its place before anything that was due later.
   struct Event {
     Nanos at;
+    Nanos due;
     uint64_t seq;
     int process;
     Callback fn;
   };
   struct Later {
     bool operator()(const Event& a, const Event& b) const {
-      return a.at != b.at ? a.at > b.at : a.seq > b.seq;
+      if (a.at != b.at) return a.at > b.at;
+      if (a.due != b.due) return a.due > b.due;
+      return a.seq > b.seq;
     }
   };
-  void Push(Nanos at, int process, Callback fn);
+  void Push(Nanos at, Nanos due, uint64_t seq, int process, Callback fn);
   Event Pop();
   bool AllTasksDone() const;
 
@@ -135,6 +146,9 @@ class Runtime {
   Nanos unix_start_;
   std::string replay_hint_;
   uint64_t next_seq_ = 0;
+  // Livelock guard: events run at the current instant.
+  Nanos instant_{-1};
+  uint64_t events_at_instant_ = 0;
   std::vector<Event> queue_;  // a binary heap under Later
   struct Process {
     std::string name;

@@ -178,6 +178,10 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
       if (s.network.latency_min > s.network.latency_max) {
         lat.Fail(lat.Path("min"), "is greater than max");
       }
+      if (s.network.latency_min.count() == 0) {
+        // With instant messages a retry loop would never let time advance.
+        lat.Fail(lat.Path("min"), "must be more than 0s: a message takes time");
+      }
     }
   }
 
@@ -239,6 +243,10 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
           c.Fail(c.Path("name"), "duplicate client name \"" + spec.name + "\"");
         }
         c.Duration("start", &spec.start);
+        if (spec.start >= s.duration) {
+          c.Fail(c.Path("start"), "the client would start after the run ends (duration " +
+                                      FormatDuration(s.duration) + ")");
+        }
         c.Integer("iterations", &spec.iterations, 0, INT64_MAX);
         c.Integer("threads", &spec.threads, 1, 64);
         c.Duration("hold", &spec.hold);
@@ -311,9 +319,16 @@ Scenario LoadScenario(const std::string& path) {
   return ParseScenario(buffer.str(), path);
 }
 
-Scenario Scaled(const Scenario& s, TimeScale scale) {
+Scenario Scaled(const Scenario& s, TimeScale scale, const std::string& option) {
   Scenario out = s;
-  auto apply = [&](Nanos& d) { d = scale.Apply(d); };
+  auto apply = [&](Nanos& d) {
+    const __int128 scaled = static_cast<__int128>(d.count()) * scale.num / scale.den;
+    if (scaled > INT64_MAX / 4) {
+      throw InputError(option + ": scaling " + s.file + " by " + scale.ToString() +
+                       " makes a duration too large (" + FormatDuration(d) + ")");
+    }
+    d = Nanos(static_cast<int64_t>(scaled));
+  };
   apply(out.duration);
   apply(out.network.latency_min);
   apply(out.network.latency_max);

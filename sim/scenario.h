@@ -74,8 +74,9 @@ struct Scenario {
 Scenario LoadScenario(const std::string& path);
 // Validates scenario text; `file` is used in messages. Throws InputError.
 Scenario ParseScenario(const std::string& text, const std::string& file);
-// The same scenario with every duration multiplied by `scale`.
-Scenario Scaled(const Scenario& s, TimeScale scale);
+// The same scenario with every duration multiplied by `scale`. Throws
+// InputError naming `option` if a duration would overflow.
+Scenario Scaled(const Scenario& s, TimeScale scale, const std::string& option = "--time-scale");
 
 }  // namespace locksim
 

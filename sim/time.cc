@@ -23,7 +23,7 @@ bool ParseDecimal(std::string_view s, __int128* mantissa, int* frac_digits) {
     seen_digit = true;
     m = m * 10 + (c - '0');
     if (seen_point) ++digits;
-    if (m > (static_cast<__int128>(1) << 100)) return false;  // absurdly large
+    if (m > (static_cast<__int128>(1) << 80)) return false;  // absurdly large
   }
   if (seen_point && digits == 0) return false;
   *mantissa = m;
@@ -77,6 +77,7 @@ std::optional<Nanos> ParseDuration(std::string_view text, std::string* error) {
     if (unit == nullptr || !ParseDecimal(rest.substr(0, digits_end), &mantissa, &digits)) {
       return malformed();
     }
+    // mantissa < 2^80 and nanos < 2^42: the product fits in 127 bits.
     __int128 part = mantissa * unit->nanos;
     __int128 pow10 = 1;
     for (int i = 0; i < digits; ++i) pow10 *= 10;

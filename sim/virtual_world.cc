@@ -85,12 +85,14 @@ void VirtualWorld::Replicate(int physical) {
     last = std::max(last, now_ + options_.replication_lag);
     const int epoch = replica.epoch;
     const int master_epoch = master.epoch;
+    const int link = replica.link_epoch;
     // The lag stands for the master's output buffer and the wire: if the
-    // master dies first, what it had not delivered is lost with it.
-    At(last, replica.process, [this, physical, master_epoch, member, epoch, effects] {
+    // master dies first, or the link is cut (a failover re-points the
+    // replica), what was not delivered is lost.
+    At(last, replica.process, [this, physical, master_epoch, member, epoch, link, effects] {
       Node& r = nodes_[member];
       if (!r.up || r.epoch != epoch) return;  // the replica restarted: it resyncs
-      if (nodes_[physical].epoch != master_epoch) return;
+      if (nodes_[physical].epoch != master_epoch || r.link_epoch != link) return;
       for (const Command& c : effects) r.redis->ApplyReplicated(c, NodeMillis(member));
       ScheduleCron(member);
     });
@@ -127,11 +129,26 @@ void VirtualWorld::RestartNode(int physical) {
   n.up = true;
   n.redis->Restart(NodeMillis(physical));
   if (n.replica_of >= 0) {
-    n.redis->SetReplica(true);
-    const Node& master = nodes_[n.replica_of];
-    if (master.up) n.redis->LoadFrom(*master.redis);
+    Repoint(physical, n.replica_of, /*resync=*/true);
+  } else {
+    // A master that comes back (empty, or with what its persistence kept)
+    // is the reference again: its replicas resynchronise from it, which is
+    // how a restart without persistence wipes them too.
+    for (int member : groups_[n.group].members) {
+      if (nodes_[member].replica_of == physical) Repoint(member, physical, /*resync=*/true);
+    }
   }
   ScheduleCron(physical);
+}
+
+void VirtualWorld::Repoint(int member, int master, bool resync) {
+  Node& m = nodes_[member];
+  m.replica_of = master;
+  ++m.link_epoch;
+  m.redis->SetReplica(master >= 0);
+  if (resync && master >= 0 && m.up && nodes_[master].up) {
+    m.redis->LoadFrom(*nodes_[master].redis);
+  }
 }
 
 int VirtualWorld::Failover(int group) {
@@ -145,20 +162,15 @@ int VirtualWorld::Failover(int group) {
     }
   }
   if (promoted < 0) return -1;
-  // The rest of the group follows the new master (Sentinel reconfigures
-  // them); the old master, when it is back, becomes a replica too.
-  Replicate(old_master);
-  nodes_[promoted].replica_of = -1;
-  nodes_[promoted].redis->SetReplica(false);
+  // Promotion cuts the promoted replica's link: what the old master had not
+  // delivered yet is lost (F7). The rest of the group follows the new
+  // master with a full resync (Sentinel reconfigures them); the old master,
+  // if it is still running (a partition, not a crash), is demoted and
+  // resynced, losing its unreplicated writes; if it is down, it is resynced
+  // when it comes back.
+  Repoint(promoted, -1, /*resync=*/false);
   for (int member : g.members) {
-    if (member == promoted) continue;
-    Node& m = nodes_[member];
-    m.replica_of = promoted;
-    if (member == old_master && m.up) {
-      // Still running (a partition, not a crash): demoted and resynced.
-      m.redis->SetReplica(true);
-      m.redis->LoadFrom(*nodes_[promoted].redis);
-    }
+    if (member != promoted) Repoint(member, promoted, /*resync=*/true);
   }
   g.master = promoted;
   ScheduleCron(promoted);  // a master expires keys itself from now on

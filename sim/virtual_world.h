@@ -71,6 +71,7 @@ class VirtualWorld : public Runtime {
     bool up = true;
     int epoch = 0;          // incremented at each crash: connections reset
     int replica_of = -1;    // physical master while a replica
+    int link_epoch = 0;     // bumped whenever the replication link is cut
     bool cron_pending = false;
   };
   struct Group {
@@ -83,6 +84,9 @@ class VirtualWorld : public Runtime {
   VirtualRedis::ConnId ConnectionOf(int actor, int physical);
   // Ships a master's pending write effects to its replicas.
   void Replicate(int physical);
+  // Points `member` at a new master (or none) and cuts its old link: what
+  // was in flight on it is lost. With `resync`, a full resynchronisation.
+  void Repoint(int member, int master, bool resync);
   // Schedules the node's next cron tick (on the 100 ms grid of true time)
   // if it has work and no tick is pending.
   void ScheduleCron(int physical);

@@ -36,7 +36,7 @@ void ScheduleFaults(Runtime& runtime, const std::vector<FaultSpec>& faults,
                             OpF::kPause, value);
       runtime.Pause(target, end);
     });
-    runtime.At(end, runtime.nemesis(), [&runtime, name = f.process] {
+    runtime.AtFirst(end, runtime.nemesis(), [&runtime, name = f.process] {
       runtime.history().Add(runtime.Now(), runtime.history().nemesis(), OpType::kInfo,
                             OpF::kResume, name);
     });

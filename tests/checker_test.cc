@@ -63,6 +63,29 @@ TEST(CheckerTest, OverlapIsAViolationWithItsInterval) {
   EXPECT_EQ(r.violations[1].overlap_end, seconds(10));
 }
 
+TEST(CheckerTest, EnteringAtTheSameInstantBeforeTheOtherExitsIsAnOverlap) {
+  History h;
+  int a = h.AddProcess("A"), b = h.AddProcess("B");
+  h.Add(seconds(0), a, OpType::kInvoke, OpF::kCs, "lock");
+  h.Add(seconds(5), b, OpType::kInvoke, OpF::kCs, "lock");  // B in first...
+  h.Add(seconds(5), a, OpType::kOk, OpF::kCs, "lock");      // ...then A out
+  h.Add(seconds(6), b, OpType::kOk, OpF::kCs, "lock");
+  CheckResult r = CheckMutualExclusion(h, seconds(10));
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].overlap_start, seconds(5));
+  EXPECT_EQ(r.violations[0].overlap_end, seconds(5));
+}
+
+TEST(CheckerTest, ZeroLengthSectionsInSequenceAreSafe) {
+  History h;
+  int a = h.AddProcess("A"), b = h.AddProcess("B");
+  h.Add(seconds(1), a, OpType::kInvoke, OpF::kCs, "lock");
+  h.Add(seconds(1), a, OpType::kOk, OpF::kCs, "lock");
+  h.Add(seconds(1), b, OpType::kInvoke, OpF::kCs, "lock");
+  h.Add(seconds(1), b, OpType::kOk, OpF::kCs, "lock");
+  EXPECT_TRUE(CheckMutualExclusion(h, seconds(10)).ok());
+}
+
 TEST(CheckerTest, AnOpenSectionLastsUntilTheEndOfTheRun) {
   History h = Build(2, {{1, 0, -1}, {2, 30, 40}});
   CheckResult r = CheckMutualExclusion(h, seconds(50));

@@ -183,6 +183,32 @@ TEST_F(ReplicationTest, FailoverLosesALockKeyThatWasNotReplicatedYet) {
   EXPECT_EQ(Peek(old_master, "lock"), "B");
 }
 
+TEST_F(ReplicationTest, FailoverOfARunningMasterLosesWhatWasInFlight) {
+  // No crash this time: Sentinel promotes the replica (say, after a
+  // partition) while the lock key is still on its way. Promotion cuts the
+  // link, so the key never lands on the new master, and the demoted old
+  // master resyncs from it.
+  Make({.replicas = 1, .replication_lag = milliseconds(100)});
+  const int old_master = world_->MasterOf(0), replica = world_->MembersOf(0)[1];
+  EXPECT_TRUE(CallAndRun(Nanos(0), {"SET", "lock", "A", "NX", "PX", "30000"}, milliseconds(10)).IsOk());
+  EXPECT_EQ(world_->Failover(0), replica);
+  world_->Run(milliseconds(500), true);
+  EXPECT_EQ(Peek(replica, "lock"), "(none)");
+  EXPECT_EQ(Peek(old_master, "lock"), "(none)");
+  EXPECT_TRUE(world_->node(old_master).is_replica());
+}
+
+TEST_F(ReplicationTest, AMasterRestartedWithoutPersistenceWipesItsReplicas) {
+  Make({.replicas = 1, .replication_lag = milliseconds(1)});
+  const int master = world_->MasterOf(0), replica = world_->MembersOf(0)[1];
+  CallAndRun(Nanos(0), {"SET", "lock", "A", "PX", "30000"}, milliseconds(50));
+  EXPECT_EQ(Peek(replica, "lock"), "A");
+  world_->CrashNode(master);
+  world_->RestartNode(master);
+  EXPECT_EQ(Peek(master, "lock"), "(none)");
+  EXPECT_EQ(Peek(replica, "lock"), "(none)");  // full resync from an empty master
+}
+
 TEST_F(ReplicationTest, ACrashedNodeRefusesConnections) {
   Make({});
   world_->CrashNode(0);

@@ -78,6 +78,18 @@ TEST(RuntimeTest, PausedProcessRunsNothingUntilThePauseEnds) {
   EXPECT_EQ(log[2], (std::pair<std::string, Nanos>{"a2", milliseconds(100)}));
 }
 
+TEST(RuntimeTest, EventsDeferredByAPauseRunBeforeThoseDueWhenItEnds) {
+  VirtualWorld w({});
+  const int a = w.AddProcess("A");
+  std::vector<std::string> log;
+  w.At(milliseconds(20), a, [&] { log.push_back("due at the end"); });  // scheduled first
+  w.At(milliseconds(5), a, [&] { log.push_back("due during"); });
+  w.At(milliseconds(1), w.nemesis(), [&] { w.Pause(a, milliseconds(20)); });
+  w.Spawn(a, milliseconds(30), Noop());
+  w.Run(seconds(1));
+  EXPECT_EQ(log, (std::vector<std::string>{"due during", "due at the end"}));
+}
+
 TEST(RuntimeTest, ClientClockFollowsOffsetAndDrift) {
   VirtualWorld w({});
   int p = w.AddProcess("A");

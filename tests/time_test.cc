@@ -38,6 +38,8 @@ TEST(TimeTest, RejectsNegativeAndMalformedDurations) {
   EXPECT_FALSE(ParseDuration("", &error));
   EXPECT_FALSE(ParseDuration("1m30", &error));
   EXPECT_FALSE(ParseDuration("1m-30s", &error));
+  EXPECT_FALSE(ParseDuration("700000000000000000000000000000h", &error));
+  EXPECT_FALSE(ParseDuration("3000000h", &error));  // beyond what time can hold
 }
 
 TEST(TimeTest, FormatsShortAndExact) {

@@ -60,8 +60,35 @@ void VirtualRedis::LoadFrom(const VirtualRedis& master) {
   SignalFlushed();
   db_ = master.db_;
   RebuildExpiresIndex();
-  // The resynchronised dataset is what an RDB transfer would write.
+  // What is on disk now describes the new dataset: the RDB received from
+  // the master, or an AOF rewritten from it (one command per key, sorted).
   if (persistence_ == Persistence::kRdb) rdb_ = db_;
+  if (persistence_ == Persistence::kAofAlways || persistence_ == Persistence::kAofEverySec) {
+    aof_.clear();
+    for (const std::string& key : SortedKeys()) {
+      const Object& o = db_.at(key);
+      if (o.type == Object::Type::kString) {
+        aof_.push_back({"SET", key, o.str});
+      } else {
+        Command hset = {"HSET", key};
+        for (const auto& [field, value] : o.hash) {
+          hset.push_back(field);
+          hset.push_back(value);
+        }
+        aof_.push_back(std::move(hset));
+      }
+      if (o.expire_ms >= 0) aof_.push_back({"PEXPIREAT", key, std::to_string(o.expire_ms)});
+    }
+    aof_synced_ = aof_.size();
+  }
+}
+
+std::vector<std::string> VirtualRedis::SortedKeys() const {
+  std::vector<std::string> keys;
+  keys.reserve(db_.size());
+  for (const auto& [key, o] : db_) keys.push_back(key);
+  std::sort(keys.begin(), keys.end());
+  return keys;
 }
 
 void VirtualRedis::SetPersistence(Persistence policy, int64_t rdb_interval_ms) {

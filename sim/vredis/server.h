@@ -171,6 +171,7 @@ class VirtualRedis {
   void RemoveKey(std::unordered_map<std::string, Object>::iterator it);
   void ClearDb();
   void RebuildExpiresIndex();
+  std::vector<std::string> SortedKeys() const;
   // Marks every connection watching `key` (touchWatchedKey).
   void SignalModifiedKey(const std::string& key);
   void SignalFlushed();
