@@ -1,6 +1,7 @@
 // locksim: the command line. Exit codes: 0 no violation, 1 violations found
 // (for `check`: a verdict differs from the scenario's expectation), 2 bad
 // input or usage, 3 the harness itself failed.
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -292,4 +293,9 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace locksim
 
-int main(int argc, char** argv) { return locksim::Main(argc, argv); }
+int main(int argc, char** argv) {
+  // A write to a server that died must be an error reply, not a SIGPIPE
+  // that kills the harness before it can stop its other servers.
+  signal(SIGPIPE, SIG_IGN);
+  return locksim::Main(argc, argv);
+}

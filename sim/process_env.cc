@@ -69,6 +69,10 @@ struct WaitAwaiter {
 }  // namespace
 
 Task<Reply> ProcessEnv::Call(int node, Command cmd) {
+  if (node < 0 || node >= runtime_->NodeCount()) {
+    runtime_->InvariantBroken("lock code called node " + std::to_string(node) + " of " +
+                              std::to_string(runtime_->NodeCount()));
+  }
   History& h = runtime_->history();
   h.Add(runtime_->Now(), actor_, OpType::kInvoke, OpF::kRedis, FormatCommand(cmd), node);
   ++*commands_sent_;

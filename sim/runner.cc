@@ -73,6 +73,11 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
   std::optional<InterruptGuard> interrupt_guard;
   if (options.backend == Backend::kReal) interrupt_guard.emplace();
   std::vector<std::unique_ptr<RedisServer>> servers;
+  // Envs and locks are declared before the world so that, on every path
+  // out (an exception included), the coroutine frames that use them are
+  // destroyed first.
+  std::vector<std::unique_ptr<ProcessEnv>> envs;
+  std::vector<std::unique_ptr<Lock>> locks;
   std::unique_ptr<Runtime> world;
   if (options.backend == Backend::kVirtual) {
     VirtualWorld::Options v;
@@ -110,8 +115,6 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
   // One process per client, one Lock per process shared by its threads;
   // a single-threaded client's thread is recorded under the client's name,
   // threads of a multi-threaded one as "A.1", "A.2", ...
-  std::vector<std::unique_ptr<ProcessEnv>> envs;
-  std::vector<std::unique_ptr<Lock>> locks;
   std::map<std::string, int> process_of;
   for (const ClientSpec& c : s.clients) {
     const int p = world->AddProcess(c.name);

@@ -26,15 +26,23 @@ int Runtime::AddThread(int process, std::string name) {
   return history_.AddProcess(std::move(name));
 }
 
+namespace {
+Nanos Drift(Nanos elapsed, int64_t ppm) {
+  return Nanos(static_cast<int64_t>(static_cast<__int128>(elapsed.count()) * ppm / 1000000));
+}
+}  // namespace
+
 Nanos Runtime::LocalNow(int process) const {
-  const ProcessClock& c = processes_[process].clock;
-  const __int128 drift =
-      static_cast<__int128>(now_.count()) * c.drift_ppm / 1000000;
-  return unix_start_ + now_ + c.offset + Nanos(static_cast<int64_t>(drift));
+  const Process& p = processes_[process];
+  return unix_start_ + now_ + p.clock.offset + p.drift_before +
+         Drift(now_ - p.clock_set_at, p.clock.drift_ppm);
 }
 
 void Runtime::SetClock(int process, ProcessClock clock) {
-  processes_[process].clock = clock;
+  Process& p = processes_[process];
+  p.drift_before += Drift(now_ - p.clock_set_at, p.clock.drift_ppm);
+  p.clock = clock;
+  p.clock_set_at = now_;
 }
 
 void Runtime::At(Nanos at, int process, Callback fn) {

@@ -31,8 +31,9 @@
 
 namespace locksim {
 
-// A process's local clock: local = unix(true time) + offset + drift.
-// drift_ppm is in parts per million of elapsed true time.
+// A process's local clock: local = unix(true time) + offset + drift, where
+// drift_ppm (parts per million) accrues from the moment the clock was set,
+// so changing the drift mid-run does not make the clock jump.
 struct ProcessClock {
   Nanos offset{0};
   int64_t drift_ppm = 0;
@@ -154,6 +155,8 @@ class Runtime {
     std::string name;
     int main_actor;
     ProcessClock clock;
+    Nanos clock_set_at{0};  // true time of the last SetClock
+    Nanos drift_before{0};  // drift accrued under earlier settings
     Nanos paused_until{0};
     int threads = 1;
   };

@@ -19,7 +19,12 @@ class Signal {
     std::function<void(bool)> wake;  // true: notified; false: timed out
   };
 
-  void Add(std::shared_ptr<Waiter> w) { waiters_.push_back(std::move(w)); }
+  void Add(std::shared_ptr<Waiter> w) {
+    // Drop waiters that timed out, so a thread that waits again and again
+    // (a watchdog) does not grow the list.
+    std::erase_if(waiters_, [](const std::shared_ptr<Waiter>& x) { return x->done; });
+    waiters_.push_back(std::move(w));
+  }
 
   // Wakes every thread waiting now.
   void NotifyAll() {

@@ -101,6 +101,25 @@ TEST(RuntimeTest, ClientClockFollowsOffsetAndDrift) {
   EXPECT_EQ(seen, kVirtualEpoch + seconds(10) + seconds(3) + milliseconds(10));
 }
 
+TEST(RuntimeTest, ChangingDriftMidRunDoesNotMakeTheClockJump) {
+  VirtualWorld w({});
+  int p = w.AddProcess("A");
+  w.SetClock(p, ProcessClock{Nanos(0), 100});  // 100 ppm fast from t=0
+  Nanos before{0}, after{0};
+  w.At(std::chrono::hours(1), w.nemesis(), [&] {
+    before = w.LocalNow(p);
+    w.SetClock(p, ProcessClock{Nanos(0), 0});  // drift stops
+    after = w.LocalNow(p);
+  });
+  Nanos later{0};
+  w.At(std::chrono::hours(2), w.nemesis(), [&] { later = w.LocalNow(p); });
+  w.Spawn(p, std::chrono::hours(3), Noop());
+  w.Run(std::chrono::hours(4));
+  EXPECT_EQ(before, after);
+  EXPECT_EQ(before, kVirtualEpoch + std::chrono::hours(1) + milliseconds(360));
+  EXPECT_EQ(later, kVirtualEpoch + std::chrono::hours(2) + milliseconds(360));
+}
+
 TEST(RuntimeTest, CommandsReachTheVirtualNodeAndRepliesComeBack) {
   VirtualWorld w({.seed = 7, .nodes = 1, .latency_min = milliseconds(1),
                   .latency_max = milliseconds(1)});

@@ -13,6 +13,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/time.h"
+
+struct pollfd;
+
 namespace locksim {
 
 struct Interrupted : std::runtime_error {
@@ -32,10 +36,16 @@ class InterruptGuard {
 
   // Throws Interrupted if one of the signals arrived since the guard began.
   static void ThrowIfInterrupted();
+  // ppoll() with the guarded signals unblocked for the wait only; throws
+  // Interrupted if one arrives. Without a guard, a plain ppoll().
+  static int Poll(pollfd* fds, size_t nfds, Nanos timeout);
+  // In a forked child before exec: nothing blocked, SIGPIPE back to default.
+  static void ResetInChild();
 
  private:
   static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
   struct sigaction previous_[3];
+  sigset_t previous_mask_;
 };
 
 }  // namespace locksim

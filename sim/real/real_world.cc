@@ -2,6 +2,8 @@
 
 #include <poll.h>
 
+#include <cctype>
+
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 
@@ -29,6 +31,12 @@ Reply FromHiredis(const redisReply* r) {
     }
     default: return Reply::Nil();
   }
+}
+
+bool IsSubscribe(const std::string& name) {
+  std::string upper;
+  for (char ch : name) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return upper == "SUBSCRIBE" || upper == "PSUBSCRIBE" || upper == "SSUBSCRIBE" || upper == "MONITOR";
 }
 
 }  // namespace
@@ -112,6 +120,14 @@ void RealWorld::OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
 
 void RealWorld::Send(int client, int actor, int node, Command cmd,
                      std::function<void(Reply)> done) {
+  if (!cmd.empty() && (IsSubscribe(cmd[0]))) {
+    // hiredis keeps calling a SUBSCRIBE callback for every message, which
+    // Env::Call's one-reply contract cannot serve; pub/sub needs its own API.
+    At(now_, client, [done = std::move(done)] {
+      done(Reply::Error("ERR locksim: SUBSCRIBE through Env::Call is not supported"));
+    });
+    return;
+  }
   Conn* c = Connection(actor, node);
   std::vector<const char*> argv;
   std::vector<size_t> lens;
@@ -141,11 +157,7 @@ void RealWorld::AdvanceTo(Nanos t) {
       fds.push_back(pollfd{conn->ac->c.fd, events, 0});
       owners.push_back(conn.get());
     }
-    const Nanos wait = t - now_;
-    timespec ts{static_cast<time_t>(wait.count() / 1000000000),
-                static_cast<long>(wait.count() % 1000000000)};
-    const int n = ppoll(fds.data(), fds.size(), &ts, nullptr);
-    InterruptGuard::ThrowIfInterrupted();
+    const int n = InterruptGuard::Poll(fds.data(), fds.size(), t - now_);
     now_ = Elapsed();
     if (n <= 0) continue;  // timeout (or EINTR): loop re-checks the clock
     for (size_t i = 0; i < fds.size(); ++i) {

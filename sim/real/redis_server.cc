@@ -11,6 +11,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -52,13 +53,18 @@ std::string ReadTail(const std::string& path, size_t max) {
   return s.size() > max ? s.substr(s.size() - max) : s;
 }
 
-bool Pings(int port) {
+// Whether our server (process `pid`) answers on `port`: another process
+// may have taken the port between PickPort() and the server's bind, and
+// ctest runs tests in parallel, so the answer must come from our pid.
+bool Pings(int port, pid_t pid) {
   timeval tv{0, 200000};
   redisContext* c = redisConnectWithTimeout("127.0.0.1", port, tv);
   bool ok = false;
   if (c != nullptr && c->err == 0) {
-    auto* r = static_cast<redisReply*>(redisCommand(c, "PING"));
-    ok = r != nullptr && r->type == REDIS_REPLY_STATUS && std::string(r->str) == "PONG";
+    auto* r = static_cast<redisReply*>(redisCommand(c, "INFO server"));
+    ok = r != nullptr && r->type == REDIS_REPLY_STRING &&
+         std::string(r->str, r->len).find("process_id:" + std::to_string(pid) + "\r\n") !=
+             std::string::npos;
     if (r != nullptr) freeReplyObject(r);
   }
   if (c != nullptr) redisFree(c);
@@ -117,6 +123,10 @@ std::unique_ptr<RedisServer> RedisServer::Start(const RedisServerOptions& option
       // The server must not outlive the harness, even after a SIGKILL.
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(127);
+      InterruptGuard::ResetInChild();
+      // No descriptor of the harness (client sockets, files) leaks into the
+      // server: a restarted server must not keep old connections open.
+      close_range(3, ~0U, 0);
       if (!options.clock_shim.empty()) {
         setenv("LD_PRELOAD", options.clock_shim.c_str(), 1);
         setenv("LOCKSIM_CLOCK_FILE", options.clock_file.c_str(), 1);
@@ -135,9 +145,8 @@ std::unique_ptr<RedisServer> RedisServer::Start(const RedisServerOptions& option
         server->pid_ = -1;
         break;
       }
-      if (Pings(server->port_)) return server;
-      InterruptGuard::ThrowIfInterrupted();
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (Pings(server->port_, pid)) return server;
+      InterruptGuard::Poll(nullptr, 0, std::chrono::milliseconds(5));  // a sleep a signal ends
     }
     last_error = ReadTail(log, 600);
     if (!exited || last_error.find("Address already in use") == std::string::npos) break;
@@ -149,7 +158,8 @@ void RedisServer::Stop() {
   if (pid_ > 0) {
     kill(pid_, SIGKILL);
     int status;
-    waitpid(pid_, &status, 0);
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
     pid_ = -1;
   }
   if (!dir_.empty()) {
