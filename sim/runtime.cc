@@ -6,9 +6,26 @@
 
 namespace locksim {
 
+namespace {
+// FNV-1a: a stable hash of a name, to derive a stream from the seed.
+uint64_t HashName(std::string_view name) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+}  // namespace
+
 Runtime::Runtime(uint64_t seed, Nanos unix_start)
-    : random_(seed), seed_(seed), unix_start_(unix_start) {
-  processes_.push_back(Process{std::string(History::kNemesis), history_.nemesis(), {}, Nanos(0)});
+    : random_(seed ^ HashName("network")), seed_(seed), unix_start_(unix_start) {
+  AddProcessRecord(std::string(History::kNemesis), history_.nemesis());
+}
+
+void Runtime::AddProcessRecord(std::string name, int actor) {
+  Process p;
+  p.random = Random(seed_ ^ HashName(name));
+  p.name = std::move(name);
+  p.main_actor = actor;
+  processes_.push_back(std::move(p));
 }
 
 Runtime::~Runtime() {
@@ -17,7 +34,7 @@ Runtime::~Runtime() {
 
 int Runtime::AddProcess(std::string name) {
   const int actor = history_.AddProcess(name);
-  processes_.push_back(Process{std::move(name), actor, {}, Nanos(0)});
+  AddProcessRecord(std::move(name), actor);
   return static_cast<int>(processes_.size()) - 1;
 }
 

@@ -104,7 +104,13 @@ class Runtime {
 
   History& history() { return history_; }
   const History& history() const { return history_; }
-  Random& random() { return random_; }
+  // Random streams, all derived from the run's seed: one for the network
+  // (latencies), and one per process, named after it (a client's tokens, a
+  // node's expiry sampling). Separate streams keep one change (an extra
+  // replica, one more cron tick) from shifting every later draw, which
+  // keeps shrunk scenarios replaying the same way.
+  Random& network_random() { return random_; }
+  Random& process_random(int process) { return processes_[process].random; }
 
   // What a developer needs to replay this run when an invariant breaks.
   void SetReplayHint(std::string hint) { replay_hint_ = std::move(hint); }
@@ -138,6 +144,7 @@ class Runtime {
     }
   };
   void Push(Nanos at, Nanos due, uint64_t seq, int process, Callback fn);
+  void AddProcessRecord(std::string name, int actor);
   Event Pop();
   bool AllTasksDone() const;
 
@@ -153,12 +160,13 @@ class Runtime {
   std::vector<Event> queue_;  // a binary heap under Later
   struct Process {
     std::string name;
-    int main_actor;
+    int main_actor = 0;
     ProcessClock clock;
     Nanos clock_set_at{0};  // true time of the last SetClock
     Nanos drift_before{0};  // drift accrued under earlier settings
     Nanos paused_until{0};
     int threads = 1;
+    Random random{0};
   };
   std::vector<Process> processes_;
   struct Spawned {

@@ -32,7 +32,8 @@ int64_t VirtualWorld::NodeMillis(int physical) const {
 }
 
 Nanos VirtualWorld::Arrival(int from, int to) {
-  Nanos latency(random().Between(options_.latency_min.count(), options_.latency_max.count()));
+  Nanos latency(
+      network_random().Between(options_.latency_min.count(), options_.latency_max.count()));
   Nanos& last = link_last_[{from, to}];
   last = std::max(last, now_ + latency);
   return last;
@@ -109,7 +110,7 @@ void VirtualWorld::ScheduleCron(int physical) {
     Node& node = nodes_[physical];
     node.cron_pending = false;
     if (!node.up) return;
-    node.redis->Cron(NodeMillis(physical), random());
+    node.redis->Cron(NodeMillis(physical), process_random(node.process));
     Replicate(physical);
     ScheduleCron(physical);
   });
