@@ -28,4 +28,6 @@ void InterruptGuard::ThrowIfInterrupted() {
   if (g_pending_signal != 0) throw Interrupted(g_pending_signal);
 }
 
+int InterruptGuard::PendingSignal() { return g_pending_signal; }
+
 }  // namespace locksim

@@ -32,6 +32,9 @@ class InterruptGuard {
 
   // Throws Interrupted if one of the signals arrived since the guard began.
   static void ThrowIfInterrupted();
+  // The signal that arrived since the guard began, or 0: for loops whose
+  // requested stop is a normal end (locksim serve), not an error.
+  static int PendingSignal();
 
  private:
   static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
