@@ -277,7 +277,9 @@ int ServeCommand(const std::vector<std::string>& args) {
   po::options_description d(
       "locksim serve --port P [options]\n"
       "Serves one virtual Redis node over RESP2 until SIGINT or SIGTERM (exit 0).\n"
-      "Besides the node's commands: LOCKSIM.CLOCK GET | JUMP <ms> | OFFSET <ms> | HELP");
+      "Besides the node's commands it answers LOCKSIM.CLOCK GET | JUMP <ms> |\n"
+      "OFFSET <ms> | HELP, which move the node clock.\n\n"
+      "options");
   d.add_options()("help,h", po::bool_switch(&help), "show this help")(
       "port", po::value(&port), "TCP port; 0 picks a free one (the address is printed)")(
       "bind", po::value(&bind)->default_value("127.0.0.1"),
