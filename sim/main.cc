@@ -2,9 +2,11 @@
 // (for `check`: a verdict differs from the scenario's expectation), 2 bad
 // input or usage, 3 the harness itself failed.
 #include <signal.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +22,7 @@
 #include "sim/real/interrupt.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
+#include "sim/serve.h"
 
 namespace po = boost::program_options;
 
@@ -34,6 +37,8 @@ constexpr char kUsage[] =
     "  check PATH...       run every scenario (files or folders) against every\n"
     "                      algorithm in its \"expect\" map; compare verdicts\n"
     "  list                list the lock algorithms\n"
+    "  serve --port P      serve one virtual Redis node over RESP2 on 127.0.0.1\n"
+    "                      (redis-cli, hiredis, any client library)\n"
     "\n"
     "`locksim <command> --help` shows a command's options.\n"
     "exit codes: 0 safe, 1 violations found (check: a verdict not as expected),\n"
@@ -255,6 +260,55 @@ int ListCommand(const std::vector<std::string>& args) {
   return kExitSafe;
 }
 
+// A decimal integer option within [lo, hi], with a message naming it.
+int64_t ParseIntOption(const std::string& option, const std::string& text, int64_t lo,
+                       int64_t hi) {
+  int64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || p != end || v < lo || v > hi) {
+    throw InputError(option + ": expected an integer from " + std::to_string(lo) + " to " +
+                     std::to_string(hi) + ", got \"" + text + "\"");
+  }
+  return v;
+}
+
+int ServeCommand(const std::vector<std::string>& args) {
+  std::string bind = "127.0.0.1", port, clock_offset = "0", seed = "1";
+  bool help = false;
+  po::options_description d(
+      "locksim serve --port P [options]\n"
+      "Serves one virtual Redis node over RESP2 until SIGINT or SIGTERM (exit 0).\n"
+      "Besides the node's commands it answers LOCKSIM.CLOCK GET | JUMP <ms> |\n"
+      "OFFSET <ms> | HELP, which move the node clock.\n\n"
+      "options");
+  d.add_options()("help,h", po::bool_switch(&help), "show this help")(
+      "port", po::value(&port), "TCP port; 0 picks a free one (the address is printed)")(
+      "bind", po::value(&bind)->default_value("127.0.0.1"),
+      "loopback address to listen on: 127.x.y.z or ::1")(
+      "clock-offset", po::value(&clock_offset)->default_value("0"),
+      "node clock = host wall clock + this many ms (may be negative)")(
+      "seed", po::value(&seed)->default_value("1"), "seed of the active expiry sampling");
+  po::positional_options_description pos;
+  Parse(args, d, pos);
+  if (help) {
+    std::cout << d;
+    return kExitSafe;
+  }
+  if (port.empty()) throw InputError("locksim serve: missing --port (--port 0 picks a free one)");
+  ServeOptions options;
+  options.bind = bind;
+  options.port = static_cast<int>(ParseIntOption("--port", port, 0, 65535));
+  options.clock_offset_ms =
+      ParseIntOption("--clock-offset", clock_offset, -kMaxClockOffsetMs, kMaxClockOffsetMs);
+  options.seed = ParseSeed(seed);
+  const int signo = Serve(options, std::cout);
+  // A requested stop is the normal end of a server: exit 0.
+  std::fprintf(stderr, "locksim serve: stopped by SIG%s\n",
+               sigabbrev_np(signo) ? sigabbrev_np(signo) : "?");
+  return kExitSafe;
+}
+
 int Main(int argc, char** argv) {
   if (argc < 2) {
     std::fputs(kUsage, stderr);
@@ -266,6 +320,7 @@ int Main(int argc, char** argv) {
     if (command == "run") return RunCommand(args);
     if (command == "check") return CheckCommand(args);
     if (command == "list") return ListCommand(args);
+    if (command == "serve") return ServeCommand(args);
     if (command == "help" || command == "--help" || command == "-h") {
       std::fputs(kUsage, stdout);
       return kExitSafe;

@@ -15,6 +15,7 @@ namespace {
 // far longer than the work, and patience enough for everyone.
 constexpr char kContention[] = R"({
   "duration": "5m",
+  "algorithm": "set-nx-px",
   "real_time_scale": "1/5",
   "lock": {"ttl": "5s", "retry_delay": "10ms", "acquire_timeout": "2m", "tries": 100000},
   "clients": [

@@ -64,5 +64,8 @@ void InterruptGuard::ResetInChild() {
   sigprocmask(SIG_SETMASK, &none, nullptr);
   signal(SIGPIPE, SIG_DFL);
 }
+int InterruptGuard::PendingSignal() { return g_pending_signal; }
+
+const sigset_t* InterruptGuard::WaitMask() { return g_active ? &g_wait_mask : nullptr; }
 
 }  // namespace locksim

@@ -41,6 +41,12 @@ class InterruptGuard {
   static int Poll(pollfd* fds, size_t nfds, Nanos timeout);
   // In a forked child before exec: nothing blocked, SIGPIPE back to default.
   static void ResetInChild();
+  // The signal that arrived since the guard began, or 0: for loops whose
+  // requested stop is a normal end (locksim serve), not an error.
+  static int PendingSignal();
+  // The signal mask to wait with (ppoll's last argument): the guarded
+  // signals unblocked. Only while a guard is alive.
+  static const sigset_t* WaitMask();
 
  private:
   static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
