@@ -102,10 +102,13 @@ Reply VirtualRedis::ExpireGeneric(const Command& argv, int64_t basetime_ms, bool
   SetExpire(key, *o, when);
   SignalModifiedKey(key);
   ++dirty_;
-  Command propagated = argv;
-  propagated[0] = "PEXPIREAT";
-  propagated[2] = std::to_string(when);
-  RewritePropagation(std::move(propagated));
+  // A PEXPIREAT already says it (as typed, in whatever case).
+  if (basetime_ms != 0 || seconds) {
+    Command propagated = argv;
+    propagated[0] = "PEXPIREAT";
+    propagated[2] = std::to_string(when);
+    RewritePropagation(std::move(propagated));
+  }
   return Reply::Integer(1);
 }
 
