@@ -6,7 +6,7 @@ JOBS ?= 2
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-asan clean
+.PHONY: all deps build demo test test-long test-asan clean
 
 all: build
 
@@ -28,7 +28,11 @@ demo: build
 	@echo "(result JSON: $(BUILD)/f02-set-nx-px-del.json)"
 
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS)
+	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -LE long
+
+# The long runs (label long): the differential test with 1 000 000 commands.
+test-long: build
+	@cd $(BUILD) && ctest --output-on-failure -L long
 
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan:
