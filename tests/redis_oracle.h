@@ -78,9 +78,7 @@ class RedisOracle {
   // Reads one more reply (a pub/sub push) on `conn`; blocks up to the timeout.
   Reply ReadPush(int conn) {
     void* r = nullptr;
-    if (redisGetReply(conns_[conn], &r) != REDIS_OK || r == nullptr) {
-      return Reply::Error("(connection lost)");
-    }
+    if (redisGetReply(conns_[conn], &r) != REDIS_OK || r == nullptr) return Lost(conns_[conn]);
     Reply out = ReplyFromHiredis(static_cast<redisReply*>(r));
     freeReplyObject(r);
     return out;
@@ -154,10 +152,15 @@ class RedisOracle {
     }
     auto* r = static_cast<redisReply*>(
         redisCommandArgv(c, static_cast<int>(argv.size()), argv.data(), lens.data()));
-    if (r == nullptr) return Reply::Error("(connection lost)");
+    if (r == nullptr) return Lost(c);
     Reply out = ReplyFromHiredis(r);
     freeReplyObject(r);
     return out;
+  }
+
+  // What a read that failed (timed out, or the server went away) returns.
+  static Reply Lost(const redisContext* c) {
+    return Reply::Error(std::string("(no reply: ") + c->errstr + ")");
   }
 
   static int64_t ClientId(redisContext* c) { return SendOn(c, {"CLIENT", "ID"}).integer; }
