@@ -31,8 +31,9 @@ demo: build
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -LE long
 
+# The long runs (label long): the differential test with 1 000 000 commands.
 test-long: build
-	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -L long
+	@cd $(BUILD) && ctest --output-on-failure -L long
 
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan:

@@ -12,8 +12,21 @@ constexpr int64_t kT0 = 1704067200000;  // unix ms
 class VirtualRedisTest : public ::testing::Test {
  protected:
   Reply Do(Command argv, int64_t at = kT0) { return redis_.Execute(argv, at); }
+  Reply On(VirtualRedis::ConnId conn, Command argv, int64_t at = kT0) {
+    return redis_.Execute(conn, argv, at);
+  }
+  static Reply Err(std::string text) { return Reply::Error(std::move(text)); }
+  static Reply Int(int64_t v) { return Reply::Integer(v); }
+  static Reply Str(std::string s) { return Reply::String(std::move(s)); }
+  static Reply Arr(std::vector<Reply> e) { return Reply::Array(std::move(e)); }
+
   VirtualRedis redis_;
 };
+
+const Reply kWrongType =
+    Reply::Error("WRONGTYPE Operation against a key holding the wrong kind of value");
+const Reply kNotInteger = Reply::Error("ERR value is not an integer or out of range");
+const Reply kQueued = Reply::Status("QUEUED");
 
 TEST_F(VirtualRedisTest, SetNxOnlySetsAMissingKey) {
   EXPECT_TRUE(Do({"SET", "k", "a", "NX"}).IsOk());
@@ -104,6 +117,458 @@ TEST_F(VirtualRedisTest, TimeIsFrozenForTheWholeScript) {
                 "1", "k"},
                kT0 + 10),
             Reply::Array({Reply::String("v"), Reply::String("v")}));
+}
+
+// ---- Strings (t_string.cc) ----
+
+TEST_F(VirtualRedisTest, SetGetAnswersTheOldValueEvenWhenNxStopsTheSet) {
+  EXPECT_TRUE(Do({"SET", "k", "a", "NX", "GET"}).IsNil());
+  EXPECT_EQ(Do({"SET", "k", "b", "NX", "GET"}), Str("a"));
+  EXPECT_EQ(Do({"GET", "k"}), Str("a"));
+  Do({"HSET", "h", "f", "v"});
+  EXPECT_EQ(Do({"SET", "h", "x", "GET"}), kWrongType);
+  EXPECT_EQ(Do({"SET", "h", "x"}), Reply::Ok());  // a plain SET replaces any type
+}
+
+TEST_F(VirtualRedisTest, SetKeepTtlKeepsTheExpiry) {
+  Do({"SET", "k", "a", "PX", "500"});
+  Do({"SET", "k", "b", "KEEPTTL"}, kT0 + 100);
+  EXPECT_EQ(Do({"PTTL", "k"}, kT0 + 100), Int(400));
+  EXPECT_EQ(Do({"SET", "k", "c", "KEEPTTL", "PX", "5"}), Err("ERR syntax error"));
+}
+
+TEST_F(VirtualRedisTest, SetExpiryOptionsTakeAbsoluteAndRelativeTimes) {
+  EXPECT_TRUE(Do({"SET", "a", "v", "EXAT", std::to_string(kT0 / 1000 + 2)}).IsOk());
+  EXPECT_EQ(Do({"PTTL", "a"}), Int(2000));
+  EXPECT_TRUE(Do({"SET", "b", "v", "PXAT", std::to_string(kT0 + 250)}).IsOk());
+  EXPECT_EQ(Do({"PTTL", "b"}), Int(250));
+  EXPECT_EQ(Do({"SET", "c", "v", "EX", "0"}),
+            Err("ERR invalid expire time in 'set' command"));
+  EXPECT_EQ(Do({"SET", "c", "v", "EX", "9223372036854775"}),
+            Err("ERR invalid expire time in 'set' command"));
+  EXPECT_EQ(Do({"SET", "c", "v", "EX", "1", "EX", "2"}), Reply::Ok());  // the last one counts
+  EXPECT_EQ(Do({"TTL", "c"}), Int(2));
+}
+
+TEST_F(VirtualRedisTest, SetnxAnswersOneOrZero) {
+  EXPECT_EQ(Do({"SETNX", "k", "a"}), Int(1));
+  EXPECT_EQ(Do({"SETNX", "k", "b"}), Int(0));
+  EXPECT_EQ(Do({"GET", "k"}), Str("a"));
+}
+
+TEST_F(VirtualRedisTest, GetsetAnswersTheOldValueAndDropsTheTtl) {
+  EXPECT_TRUE(Do({"GETSET", "k", "a"}).IsNil());
+  Do({"PEXPIRE", "k", "100"});
+  EXPECT_EQ(Do({"GETSET", "k", "b"}), Str("a"));
+  EXPECT_EQ(Do({"PTTL", "k"}), Int(-1));
+  Do({"HSET", "h", "f", "v"});
+  EXPECT_EQ(Do({"GETSET", "h", "x"}), kWrongType);
+}
+
+TEST_F(VirtualRedisTest, GetdelAnswersTheValueAndDeletesTheKey) {
+  Do({"SET", "k", "a"});
+  EXPECT_EQ(Do({"GETDEL", "k"}), Str("a"));
+  EXPECT_TRUE(Do({"GETDEL", "k"}).IsNil());
+  EXPECT_EQ(Do({"EXISTS", "k"}), Int(0));
+}
+
+TEST_F(VirtualRedisTest, IncrCountsFromZeroAndKeepsTheTtl) {
+  EXPECT_EQ(Do({"INCR", "n"}), Int(1));
+  EXPECT_EQ(Do({"INCRBY", "n", "41"}), Int(42));
+  EXPECT_EQ(Do({"DECR", "n"}), Int(41));
+  Do({"PEXPIRE", "n", "100"});
+  EXPECT_EQ(Do({"INCR", "n"}, kT0 + 10), Int(42));
+  EXPECT_EQ(Do({"PTTL", "n"}, kT0 + 10), Int(90));
+  EXPECT_EQ(Do({"GET", "n"}, kT0 + 10), Str("42"));
+}
+
+TEST_F(VirtualRedisTest, IncrAcceptsOnlyCanonicalInt64Values) {
+  for (const char* bad : {"007", " 1", "1.5", "+1", "-0", "", "9223372036854775808"}) {
+    Do({"SET", "n", bad});
+    EXPECT_EQ(Do({"INCR", "n"}), kNotInteger) << '"' << bad << '"';
+  }
+  Do({"SET", "n", "9223372036854775807"});
+  EXPECT_EQ(Do({"INCR", "n"}), Err("ERR increment or decrement would overflow"));
+  Do({"SET", "n", "-9223372036854775808"});
+  EXPECT_EQ(Do({"DECR", "n"}), Err("ERR increment or decrement would overflow"));
+}
+
+TEST_F(VirtualRedisTest, IncrbyChecksTheIncrementBeforeTheKey) {
+  Do({"HSET", "h", "f", "v"});
+  EXPECT_EQ(Do({"INCRBY", "h", "x"}), kNotInteger);
+  EXPECT_EQ(Do({"INCRBY", "h", "1"}), kWrongType);
+}
+
+// ---- Keys (db.cc) ----
+
+TEST_F(VirtualRedisTest, ExistsCountsARepeatedKeyEveryTime) {
+  Do({"SET", "a", "1"});
+  EXPECT_EQ(Do({"EXISTS", "a", "a", "b"}), Int(2));
+}
+
+TEST_F(VirtualRedisTest, TypeNamesStringHashOrNone) {
+  Do({"SET", "s", "1"});
+  Do({"HSET", "h", "f", "v"});
+  EXPECT_EQ(Do({"TYPE", "s"}), Reply::Status("string"));
+  EXPECT_EQ(Do({"TYPE", "h"}), Reply::Status("hash"));
+  EXPECT_EQ(Do({"TYPE", "nope"}), Reply::Status("none"));
+}
+
+TEST_F(VirtualRedisTest, DbsizeCountsAnExpiredKeyUntilSomethingTouchesIt) {
+  Do({"SET", "k", "v", "PX", "10"});
+  EXPECT_EQ(Do({"DBSIZE"}, kT0 + 50), Int(1));  // lazy expiry: still in the dict
+  EXPECT_TRUE(Do({"GET", "k"}, kT0 + 50).IsNil());
+  EXPECT_EQ(Do({"DBSIZE"}, kT0 + 50), Int(0));
+}
+
+TEST_F(VirtualRedisTest, UnlinkDeletesLikeDel) {
+  Do({"SET", "a", "1"});
+  Do({"HSET", "h", "f", "v"});
+  EXPECT_EQ(Do({"UNLINK", "a", "h", "c"}), Int(2));
+}
+
+TEST_F(VirtualRedisTest, FlushallAcceptsOnlySyncOrAsync) {
+  Do({"SET", "a", "1"});
+  EXPECT_EQ(Do({"FLUSHALL", "now"}), Err("ERR syntax error"));
+  EXPECT_EQ(Do({"FLUSHALL", "async", "sync"}), Err("ERR syntax error"));
+  EXPECT_TRUE(Do({"FLUSHALL", "Async"}).IsOk());
+  EXPECT_EQ(Do({"DBSIZE"}), Int(0));
+}
+
+TEST_F(VirtualRedisTest, PingAndEchoAnswerAsRedis) {
+  EXPECT_EQ(Do({"PING"}), Reply::Status("PONG"));
+  EXPECT_EQ(Do({"PING", "hi"}), Str("hi"));
+  EXPECT_EQ(Do({"PING", "a", "b"}), Err("ERR wrong number of arguments for 'ping' command"));
+  EXPECT_EQ(Do({"ECHO", "x y"}), Str("x y"));
+  EXPECT_EQ(Do({"ECHO"}), Err("ERR wrong number of arguments for 'echo' command"));
+}
+
+// ---- Expiry (expire.cc) ----
+
+TEST_F(VirtualRedisTest, ExpireGtOnlyExtends) {
+  Do({"SET", "k", "v"});
+  EXPECT_EQ(Do({"EXPIRE", "k", "10", "GT"}), Int(0));  // no TTL counts as infinite
+  Do({"EXPIRE", "k", "10"});
+  EXPECT_EQ(Do({"EXPIRE", "k", "5", "GT"}), Int(0));
+  EXPECT_EQ(Do({"EXPIRE", "k", "10", "gt"}), Int(0));  // equal is not greater
+  EXPECT_EQ(Do({"EXPIRE", "k", "20", "GT"}), Int(1));
+  EXPECT_EQ(Do({"TTL", "k"}), Int(20));
+}
+
+TEST_F(VirtualRedisTest, ExpireLtOnlyShortensAndSetsAMissingTtl) {
+  Do({"SET", "k", "v"});
+  EXPECT_EQ(Do({"PEXPIRE", "k", "1000", "LT"}), Int(1));  // infinite -> 1000 is shorter
+  EXPECT_EQ(Do({"PEXPIRE", "k", "2000", "LT"}), Int(0));
+  EXPECT_EQ(Do({"PEXPIRE", "k", "500", "LT"}), Int(1));
+  EXPECT_EQ(Do({"PTTL", "k"}), Int(500));
+}
+
+TEST_F(VirtualRedisTest, ExpireNxAndXxLookAtWhetherThereIsATtl) {
+  Do({"SET", "k", "v"});
+  EXPECT_EQ(Do({"EXPIRE", "k", "10", "XX"}), Int(0));
+  EXPECT_EQ(Do({"EXPIRE", "k", "10", "NX"}), Int(1));
+  EXPECT_EQ(Do({"EXPIRE", "k", "20", "NX"}), Int(0));
+  EXPECT_EQ(Do({"EXPIRE", "k", "30", "XX", "GT"}), Int(1));
+  EXPECT_EQ(Do({"TTL", "k"}), Int(30));
+}
+
+TEST_F(VirtualRedisTest, ExpireChecksOptionsThenTheNumberThenTheKey) {
+  EXPECT_EQ(Do({"EXPIRE", "nokey", "abc", "bogus"}), Err("ERR Unsupported option bogus"));
+  EXPECT_EQ(Do({"EXPIRE", "nokey", "abc", "NX", "XX"}),
+            Err("ERR NX and XX, GT or LT options at the same time are not compatible"));
+  EXPECT_EQ(Do({"EXPIRE", "nokey", "1", "GT", "LT"}),
+            Err("ERR GT and LT options at the same time are not compatible"));
+  EXPECT_EQ(Do({"EXPIRE", "nokey", "abc"}), kNotInteger);
+  EXPECT_EQ(Do({"EXPIRE", "nokey", "9223372036854775"}),
+            Err("ERR invalid expire time in 'expire' command"));
+  EXPECT_EQ(Do({"PEXPIRE", "nokey", "9223372036854775807"}),
+            Err("ERR invalid expire time in 'pexpire' command"));
+  EXPECT_EQ(Do({"EXPIRE", "nokey", "10"}), Int(0));
+}
+
+TEST_F(VirtualRedisTest, ExpireAtOrBeforeNowDeletesTheKey) {
+  Do({"SET", "a", "v"});
+  Do({"SET", "b", "v"});
+  Do({"SET", "c", "v"});
+  EXPECT_EQ(Do({"EXPIRE", "a", "-1"}), Int(1));
+  EXPECT_EQ(Do({"PEXPIREAT", "b", std::to_string(kT0)}), Int(1));  // when <= now
+  EXPECT_EQ(Do({"EXPIREAT", "c", "1"}), Int(1));
+  EXPECT_EQ(Do({"DBSIZE"}), Int(0));
+}
+
+TEST_F(VirtualRedisTest, TtlRoundsToTheNearestSecond) {
+  Do({"SET", "k", "v", "PX", "1500"});
+  EXPECT_EQ(Do({"TTL", "k"}), Int(2));
+  EXPECT_EQ(Do({"TTL", "k"}, kT0 + 1), Int(1));  // 1499 ms
+  EXPECT_EQ(Do({"TTL", "k"}, kT0 + 1400), Int(0));
+  EXPECT_EQ(Do({"TTL", "nokey"}), Int(-2));
+}
+
+TEST_F(VirtualRedisTest, PersistRemovesOnlyAnExistingTtl) {
+  Do({"SET", "k", "v"});
+  EXPECT_EQ(Do({"PERSIST", "k"}), Int(0));
+  Do({"EXPIRE", "k", "10"});
+  EXPECT_EQ(Do({"PERSIST", "k"}), Int(1));
+  EXPECT_EQ(Do({"TTL", "k"}), Int(-1));
+  EXPECT_EQ(Do({"PERSIST", "nokey"}), Int(0));
+}
+
+// ---- Hashes (t_hash.cc) ----
+
+TEST_F(VirtualRedisTest, HgetallListsFieldsInInsertionOrder) {
+  EXPECT_EQ(Do({"HSET", "h", "z", "1", "a", "2", "m", "3"}), Int(3));
+  EXPECT_EQ(Do({"HSET", "h", "a", "20", "b", "4"}), Int(1));  // only b is new
+  Do({"HDEL", "h", "z"});
+  Do({"HSET", "h", "z", "5"});  // back at the end
+  EXPECT_EQ(Do({"HGETALL", "h"}), Arr({Str("a"), Str("20"), Str("m"), Str("3"), Str("b"),
+                                       Str("4"), Str("z"), Str("5")}));
+  EXPECT_EQ(Do({"HLEN", "h"}), Int(4));
+  EXPECT_EQ(Do({"HGETALL", "nokey"}), Arr({}));
+}
+
+TEST_F(VirtualRedisTest, HsetWithAnUnpairedFieldIsAnArityError) {
+  EXPECT_EQ(Do({"HSET", "h", "f"}), Err("ERR wrong number of arguments for 'hset' command"));
+  EXPECT_EQ(Do({"HSET", "h", "f", "v", "g"}),
+            Err("ERR wrong number of arguments for 'hset' command"));
+}
+
+TEST_F(VirtualRedisTest, HdelRemovesTheKeyWithItsLastField) {
+  Do({"HSET", "h", "f", "1", "g", "2"});
+  EXPECT_EQ(Do({"HDEL", "h", "f", "x", "f"}), Int(1));
+  EXPECT_EQ(Do({"HEXISTS", "h", "f"}), Int(0));
+  EXPECT_EQ(Do({"HEXISTS", "h", "g"}), Int(1));
+  EXPECT_EQ(Do({"HDEL", "h", "g"}), Int(1));
+  EXPECT_EQ(Do({"EXISTS", "h"}), Int(0));
+  EXPECT_EQ(Do({"HDEL", "h", "g"}), Int(0));
+}
+
+TEST_F(VirtualRedisTest, HincrbyNeedsAnIntegerIncrementAndValue) {
+  EXPECT_EQ(Do({"HINCRBY", "h", "n", "5"}), Int(5));
+  EXPECT_EQ(Do({"HGET", "h", "n"}), Str("5"));
+  EXPECT_EQ(Do({"HINCRBY", "h", "n", "x"}), kNotInteger);
+  Do({"HSET", "h", "s", "007"});
+  EXPECT_EQ(Do({"HINCRBY", "h", "s", "1"}), Err("ERR hash value is not an integer"));
+  Do({"HSET", "h", "big", "9223372036854775807"});
+  EXPECT_EQ(Do({"HINCRBY", "h", "big", "1"}), Err("ERR increment or decrement would overflow"));
+}
+
+TEST_F(VirtualRedisTest, HashAndStringCommandsRefuseTheOtherType) {
+  Do({"SET", "s", "1"});
+  Do({"HSET", "h", "f", "1"});
+  for (const Command& cmd : std::vector<Command>{{"HSET", "s", "f", "v"},
+                                                 {"HGET", "s", "f"},
+                                                 {"HDEL", "s", "f"},
+                                                 {"HEXISTS", "s", "f"},
+                                                 {"HINCRBY", "s", "f", "1"},
+                                                 {"HGETALL", "s"},
+                                                 {"HLEN", "s"},
+                                                 {"GET", "h"},
+                                                 {"INCR", "h"},
+                                                 {"GETDEL", "h"}}) {
+    EXPECT_EQ(Do(cmd), kWrongType) << FormatCommand(cmd);
+  }
+}
+
+// ---- Transactions (multi.cc): seed 000's account, made exact ----
+
+TEST_F(VirtualRedisTest, QueueTimeErrorAbortsTheWholeTransaction) {
+  // Seed 000: "sett dlf abc" in the middle of three commands: none runs.
+  EXPECT_TRUE(Do({"MULTI"}).IsOk());
+  EXPECT_EQ(Do({"SET", "a", "1"}), kQueued);
+  EXPECT_EQ(Do({"SETT", "dlf", "abc"}),
+            Err("ERR unknown command 'SETT', with args beginning with: 'dlf' 'abc' "));
+  EXPECT_EQ(Do({"GET"}), Err("ERR wrong number of arguments for 'get' command"));
+  EXPECT_EQ(Do({"SET", "b", "1"}), kQueued);
+  EXPECT_EQ(Do({"EXEC"}), Err("EXECABORT Transaction discarded because of previous errors."));
+  EXPECT_EQ(Do({"EXISTS", "a", "b"}), Int(0));
+}
+
+TEST_F(VirtualRedisTest, RunTimeWrongTypeFailsOnlyThatCommand) {
+  // Seed 000: "sadd dlf kkk" on a string fails when run; the others run.
+  Do({"SET", "dlf", "abc"});
+  Do({"MULTI"});
+  EXPECT_EQ(Do({"SET", "a", "1"}), kQueued);
+  EXPECT_EQ(Do({"HSET", "dlf", "f", "kkk"}), kQueued);
+  EXPECT_EQ(Do({"INCR", "a"}), kQueued);
+  EXPECT_EQ(Do({"EXEC"}), Arr({Reply::Ok(), kWrongType, Int(2)}));
+}
+
+TEST_F(VirtualRedisTest, ExecIsNilWhenAnotherClientModifiedAWatchedKey) {
+  const auto other = redis_.Connect();
+  Do({"SET", "lock:x", "abc"});
+  Do({"WATCH", "lock:x"});
+  On(other, {"SET", "lock:x", "edf"});
+  Do({"MULTI"});
+  Do({"DEL", "lock:x"});
+  EXPECT_TRUE(Do({"EXEC"}).IsNil());
+  EXPECT_EQ(Do({"GET", "lock:x"}), Str("edf"));  // the other client's write stands
+}
+
+TEST_F(VirtualRedisTest, Seed000ReleaseLockDeletesOnlyItsOwnLock) {
+  // releaseLock(): WATCH, compare the identifier, MULTI / DEL / EXEC.
+  Do({"SET", "lock:x", "abc", "EX", "180"});
+  Do({"WATCH", "lock:x"});
+  ASSERT_EQ(Do({"GET", "lock:x"}), Str("abc"));
+  Do({"MULTI"});
+  Do({"DEL", "lock:x"});
+  EXPECT_EQ(Do({"EXEC"}), Arr({Int(1)}));
+  // A holder whose lock expired and was taken over finds another identifier
+  // and only UNWATCHes.
+  Do({"SET", "lock:x", "edf", "EX", "180"});
+  Do({"WATCH", "lock:x"});
+  EXPECT_NE(Do({"GET", "lock:x"}), Str("abc"));
+  EXPECT_TRUE(Do({"UNWATCH"}).IsOk());
+  EXPECT_EQ(Do({"GET", "lock:x"}), Str("edf"));
+}
+
+TEST_F(VirtualRedisTest, ExecIsNilWhenAWatchedKeyExpiredAfterWatch) {
+  Do({"SET", "k", "v", "PX", "100"});
+  Do({"WATCH", "k"});
+  Do({"MULTI"}, kT0 + 200);
+  Do({"GET", "other"}, kT0 + 200);
+  EXPECT_TRUE(Do({"EXEC"}, kT0 + 200).IsNil());
+}
+
+TEST_F(VirtualRedisTest, ExecIsNilWhenAnotherClientsReadExpiredAWatchedKey) {
+  const auto other = redis_.Connect();
+  Do({"SET", "k", "v", "PX", "100"});
+  Do({"WATCH", "k"});
+  EXPECT_TRUE(On(other, {"GET", "k"}, kT0 + 200).IsNil());  // deletes it: a touch
+  Do({"MULTI"}, kT0 + 200);
+  EXPECT_TRUE(Do({"EXEC"}, kT0 + 200).IsNil());
+}
+
+TEST_F(VirtualRedisTest, ExecRunsWhenTheWatchedKeyWasAlreadyExpiredAtWatch) {
+  const auto other = redis_.Connect();
+  Do({"SET", "k", "v", "PX", "100"});
+  Do({"WATCH", "k"}, kT0 + 200);
+  On(other, {"GET", "k"}, kT0 + 200);  // its deletion changes nothing logically
+  Do({"MULTI"}, kT0 + 200);
+  EXPECT_EQ(Do({"EXEC"}, kT0 + 200), Arr({}));
+  Do({"SET", "j", "v", "PX", "100"});
+  Do({"WATCH", "j"}, kT0 + 200);
+  On(other, {"FLUSHALL"}, kT0 + 200);  // nor does flushing it away
+  Do({"MULTI"}, kT0 + 200);
+  EXPECT_EQ(Do({"EXEC"}, kT0 + 200), Arr({}));
+}
+
+TEST_F(VirtualRedisTest, RejectedExecDiscardsTheTransactionAndItsWatches) {
+  const auto other = redis_.Connect();
+  Do({"WATCH", "k"});
+  Do({"MULTI"});
+  Do({"SET", "a", "1"});
+  EXPECT_EQ(Do({"EXEC", "now"}), Err("EXECABORT Transaction discarded because of: wrong "
+                                     "number of arguments for 'exec' command"));
+  EXPECT_EQ(Do({"EXEC"}), Err("ERR EXEC without MULTI"));
+  On(other, {"SET", "k", "1"});  // no longer watched
+  Do({"MULTI"});
+  EXPECT_EQ(Do({"EXEC"}), Arr({}));
+  EXPECT_EQ(Do({"EXISTS", "a"}), Int(0));
+}
+
+TEST_F(VirtualRedisTest, MisplacedMultiAndWatchAreErrorsThatDoNotAbort) {
+  Do({"MULTI"});
+  EXPECT_EQ(Do({"MULTI"}), Err("ERR MULTI calls can not be nested"));
+  EXPECT_EQ(Do({"WATCH", "k"}), Err("ERR WATCH inside MULTI is not allowed"));
+  EXPECT_EQ(Do({"UNWATCH"}), kQueued);
+  EXPECT_EQ(Do({"SET", "a", "1"}), kQueued);
+  EXPECT_EQ(Do({"EXEC"}), Arr({Reply::Ok(), Reply::Ok()}));
+  EXPECT_EQ(Do({"DISCARD"}), Err("ERR DISCARD without MULTI"));
+}
+
+// ---- Pub/sub (pubsub.cc) ----
+
+TEST_F(VirtualRedisTest, PublishCountsAndDeliversToSubscribers) {
+  const auto sub = redis_.Connect();
+  EXPECT_EQ(On(sub, {"SUBSCRIBE", "ch", "other"}),
+            Arr({Str("subscribe"), Str("ch"), Int(1)}));
+  EXPECT_EQ(redis_.TakePushes(sub),
+            std::vector<Reply>{Arr({Str("subscribe"), Str("other"), Int(2)})});
+  EXPECT_EQ(Do({"PUBLISH", "ch", "hello"}), Int(1));
+  EXPECT_EQ(Do({"PUBLISH", "nobody", "hello"}), Int(0));
+  EXPECT_EQ(redis_.TakePushes(sub),
+            std::vector<Reply>{Arr({Str("message"), Str("ch"), Str("hello")})});
+}
+
+TEST_F(VirtualRedisTest, SubscribedConnectionOnlyAcceptsPubSubCommands) {
+  const auto sub = redis_.Connect();
+  On(sub, {"SUBSCRIBE", "ch"});
+  EXPECT_EQ(On(sub, {"GET", "k"}),
+            Err("ERR Can't execute 'get': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT "
+                "/ RESET are allowed in this context"));
+  EXPECT_EQ(On(sub, {"EXEC"}),
+            Err("EXECABORT Transaction discarded because of: Can't execute 'exec': only "
+                "(P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this "
+                "context"));
+  EXPECT_EQ(On(sub, {"PING"}), Arr({Str("pong"), Str("")}));
+  EXPECT_EQ(On(sub, {"UNSUBSCRIBE"}), Arr({Str("unsubscribe"), Str("ch"), Int(0)}));
+  EXPECT_EQ(On(sub, {"UNSUBSCRIBE"}), Arr({Str("unsubscribe"), Reply::Nil(), Int(0)}));
+  EXPECT_EQ(On(sub, {"PING"}), Reply::Status("PONG"));
+}
+
+// ---- Propagation (replication.cc) ----
+
+TEST_F(VirtualRedisTest, ExpirePropagatesAsPexpireatWithItsOptions) {
+  Do({"SET", "k", "v"});
+  Do({"EXPIRE", "k", "10", "LT"});
+  Do({"pexpireat", "k", std::to_string(kT0 + 5000)});
+  Do({"EXPIRE", "k", "-1"});
+  EXPECT_EQ(redis_.TakeReplicationStream(),
+            (std::vector<Command>{{"SET", "k", "v"},
+                                  {"PEXPIREAT", "k", std::to_string(kT0 + 10000), "LT"},
+                                  {"pexpireat", "k", std::to_string(kT0 + 5000)},
+                                  {"DEL", "k"}}));
+}
+
+TEST_F(VirtualRedisTest, StringWritesPropagateAsRedisRewritesThem) {
+  Do({"SET", "k", "a", "EX", "10"});
+  Do({"SET", "k", "b", "GET"});
+  Do({"GETSET", "k", "c"});
+  Do({"GETDEL", "k"});
+  Do({"GETDEL", "k"});           // nothing deleted: nothing propagated
+  Do({"SET", "k", "d", "NX"});
+  Do({"SET", "k", "e", "NX"});   // not set: nothing propagated
+  Do({"INCR", "n"});
+  EXPECT_EQ(redis_.TakeReplicationStream(),
+            (std::vector<Command>{{"SET", "k", "a", "PXAT", std::to_string(kT0 + 10000)},
+                                  {"SET", "k", "b"},
+                                  {"SET", "k", "c"},
+                                  {"DEL", "k"},
+                                  {"SET", "k", "d", "NX"},
+                                  {"INCR", "n"}}));
+}
+
+TEST_F(VirtualRedisTest, LazyExpiryAndTheWriteThatFollowsPropagateAsOneTransaction) {
+  Do({"SET", "k", "v", "PX", "10"});
+  redis_.TakeReplicationStream();
+  Do({"SET", "k", "w"}, kT0 + 20);
+  Do({"SET", "j", "v", "PX", "10"}, kT0 + 20);
+  Do({"GET", "j"}, kT0 + 40);  // a read that expires: the DEL alone
+  EXPECT_EQ(redis_.TakeReplicationStream(),
+            (std::vector<Command>{{"MULTI"},
+                                  {"DEL", "k"},
+                                  {"SET", "k", "w"},
+                                  {"EXEC"},
+                                  {"SET", "j", "v", "PXAT", std::to_string(kT0 + 30)},
+                                  {"DEL", "j"}}));
+}
+
+TEST_F(VirtualRedisTest, ExecPropagatesItsWritesTogether) {
+  Do({"MULTI"});
+  Do({"SET", "a", "1"});
+  Do({"GET", "a"});
+  Do({"EXEC"});
+  Do({"MULTI"});
+  Do({"SET", "a", "2"});
+  Do({"HSET", "a", "f", "v"});  // WRONGTYPE: not propagated
+  Do({"SET", "b", "2"});
+  Do({"EXEC"});
+  EXPECT_EQ(redis_.TakeReplicationStream(),
+            (std::vector<Command>{{"SET", "a", "1"},  // a single write needs no MULTI
+                                  {"MULTI"},
+                                  {"SET", "a", "2"},
+                                  {"SET", "b", "2"},
+                                  {"EXEC"}}));
 }
 
 }  // namespace

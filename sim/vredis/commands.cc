@@ -1,6 +1,7 @@
-// The command table, as redis commands.def: name, arity, flags and the
-// function that implements it. Arity follows Redis: a positive number is the
-// exact argument count (command name included), a negative one the minimum.
+// The command table, as redis commands.def (7.0): name, arity, flags and
+// the function that implements it. Arity follows Redis: a positive number
+// is the exact argument count (command name included), a negative one the
+// minimum. Flags are the subset of Redis's CMD_* flags the model acts on.
 #include <cctype>
 
 #include "sim/vredis/server.h"
@@ -9,15 +10,42 @@ namespace locksim {
 
 const VirtualRedis::CommandSpec* VirtualRedis::Lookup(std::string_view name) {
   static const CommandSpec kCommands[] = {
-      // Generic key space (db.cc, expire.cc).
+      // Generic key space (db.cc).
       {"del", -2, kWrite, &VirtualRedis::DelCommand},
+      {"unlink", -2, kWrite, &VirtualRedis::UnlinkCommand},
+      {"exists", -2, kReadOnly | kStale, &VirtualRedis::ExistsCommand},
+      {"type", 2, kReadOnly | kStale, &VirtualRedis::TypeCommand},
+      {"dbsize", 1, kReadOnly | kStale, &VirtualRedis::DbsizeCommand},
+      {"flushall", -1, kWrite, &VirtualRedis::FlushallCommand},
+      // Expiry (expire.cc).
+      {"expire", -3, kWrite, &VirtualRedis::ExpireCommand},
+      {"pexpire", -3, kWrite, &VirtualRedis::PexpireCommand},
+      {"expireat", -3, kWrite, &VirtualRedis::ExpireatCommand},
+      {"pexpireat", -3, kWrite, &VirtualRedis::PexpireatCommand},
+      {"ttl", 2, kReadOnly | kStale, &VirtualRedis::TtlCommand},
       {"pttl", 2, kReadOnly | kStale, &VirtualRedis::PttlCommand},
+      {"persist", 2, kWrite, &VirtualRedis::PersistCommand},
       // Strings (t_string.cc).
       {"get", 2, kReadOnly | kStale, &VirtualRedis::GetCommand},
       {"set", -3, kWrite, &VirtualRedis::SetCommand},
-      // Connection.
+      {"setnx", 3, kWrite, &VirtualRedis::SetnxCommand},
+      {"getset", 3, kWrite, &VirtualRedis::GetsetCommand},
+      {"getdel", 2, kWrite, &VirtualRedis::GetdelCommand},
+      {"incr", 2, kWrite, &VirtualRedis::IncrCommand},
+      {"incrby", 3, kWrite, &VirtualRedis::IncrbyCommand},
+      {"decr", 2, kWrite, &VirtualRedis::DecrCommand},
+      // Hashes (t_hash.cc).
+      {"hset", -4, kWrite, &VirtualRedis::HsetCommand},
+      {"hget", 3, kReadOnly | kStale, &VirtualRedis::HgetCommand},
+      {"hdel", -3, kWrite, &VirtualRedis::HdelCommand},
+      {"hexists", 3, kReadOnly | kStale, &VirtualRedis::HexistsCommand},
+      {"hincrby", 4, kWrite, &VirtualRedis::HincrbyCommand},
+      {"hgetall", 2, kReadOnly | kStale, &VirtualRedis::HgetallCommand},
+      {"hlen", 2, kReadOnly | kStale, &VirtualRedis::HlenCommand},
+      // Connection (server.cc).
       {"ping", -1, kPubSubOk | kStale, &VirtualRedis::PingCommand},
-      // Transactions (multi.cc).
+      {"echo", 2, kStale, &VirtualRedis::EchoCommand},
+      // Transactions (multi.cc). UNWATCH, unlike WATCH, is queued by MULTI.
       {"multi", 1, kNoScript | kNoMulti | kStale, &VirtualRedis::MultiCommand},
       {"exec", 1, kNoScript | kNoMulti | kStale, &VirtualRedis::ExecCommand},
       {"discard", 1, kNoScript | kNoMulti | kStale, &VirtualRedis::DiscardCommand},

@@ -14,9 +14,18 @@ bool VirtualRedis::ExpireIfNeeded(const std::string& key) {
   if (it == db_.end() || !KeyIsExpired(it->second)) return false;
   if (loading_) return false;
   if (replica_) return true;
-  RemoveKey(it);
-  Propagate({"DEL", key});
+  DeleteExpiredKey(it);
   return true;
+}
+
+// deleteExpiredKeyAndPropagate() of 7.0: an expiry is a modification that
+// WATCH sees (a client watching the key gets a nil EXEC, unless the key was
+// already expired when it watched it), replicated as an explicit DEL.
+void VirtualRedis::DeleteExpiredKey(std::unordered_map<std::string, Object>::iterator it) {
+  std::string key = it->first;
+  RemoveKey(it);
+  SignalModifiedKey(key);
+  Propagate({"DEL", std::move(key)});
 }
 
 VirtualRedis::Object* VirtualRedis::LookupRead(const std::string& key) {
@@ -109,14 +118,25 @@ void VirtualRedis::SignalModifiedKey(const std::string& key) {
   }
 }
 
+// touchAllWatchedKeysInDb() of 7.0 for FLUSHALL and a full resync: a
+// watched key that is about to be emptied away was modified, unless it was
+// already expired when watched (deleting it changes nothing logically).
 void VirtualRedis::SignalFlushed() {
   for (auto& [id, c] : conns_) {
-    for (const auto& [key, expired] : c.watched) {
-      if (db_.find(key) != db_.end()) c.dirty_cas = true;
+    for (auto& [key, expired] : c.watched) {
+      if (!db_.contains(key)) continue;
+      if (expired) {
+        expired = false;
+        continue;
+      }
+      c.dirty_cas = true;
     }
   }
 }
 
+// delGenericCommand(): an expired key is expired first (so it does not
+// count), then deleted. UNLINK differs only in freeing memory in the
+// background, and both propagate as they were written.
 Reply VirtualRedis::DelCommand(const Command& argv) {
   int64_t deleted = 0;
   for (size_t i = 1; i < argv.size(); ++i) {
@@ -127,6 +147,49 @@ Reply VirtualRedis::DelCommand(const Command& argv) {
     }
   }
   return Reply::Integer(deleted);
+}
+
+Reply VirtualRedis::UnlinkCommand(const Command& argv) { return DelCommand(argv); }
+
+// existsCommand(): a key named twice counts twice.
+Reply VirtualRedis::ExistsCommand(const Command& argv) {
+  int64_t count = 0;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (LookupRead(argv[i]) != nullptr) ++count;
+  }
+  return Reply::Integer(count);
+}
+
+// typeCommand(): a status reply, "none" for a missing key.
+Reply VirtualRedis::TypeCommand(const Command& argv) {
+  const Object* o = LookupRead(argv[1]);
+  if (o == nullptr) return Reply::Status("none");
+  return Reply::Status(o->type == Object::Type::kHash ? "hash" : "string");
+}
+
+// dbsizeCommand(): counts keys that are logically expired but not deleted
+// yet (by a lookup or the active cycle), as Redis's dictSize() does.
+Reply VirtualRedis::DbsizeCommand(const Command&) {
+  return Reply::Integer(static_cast<int64_t>(db_.size()));
+}
+
+// flushallCommand() / getFlushCommandFlags(): an optional SYNC or ASYNC and
+// nothing else. Watchers are touched while the keys are still there, and
+// with RDB persistence Redis saves the (now empty) dataset at once.
+Reply VirtualRedis::FlushallCommand(const Command& argv) {
+  if (argv.size() > 2 ||
+      (argv.size() == 2 && !IsKeyword(argv[1], "SYNC") && !IsKeyword(argv[1], "ASYNC"))) {
+    return Reply::Error(std::string(kSyntaxErr));
+  }
+  SignalFlushed();
+  dirty_ += static_cast<int64_t>(db_.size());
+  ClearDb();
+  ++dirty_;  // so that it propagates even when the keyspace was empty
+  if (persistence_ == Persistence::kRdb) {
+    rdb_.clear();
+    last_save_ms_ = now_ms_;
+  }
+  return Reply::Ok();
 }
 
 const std::string* VirtualRedis::PeekString(const std::string& key, int64_t now_ms) const {

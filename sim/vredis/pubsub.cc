@@ -2,6 +2,14 @@
 // notifications of Redisson-style locks. A SUBSCRIBE or UNSUBSCRIBE of
 // several channels answers with one array per channel: the first is the
 // command's reply, the others are queued as pushes on the connection.
+//
+// Two things differ from Redis on purpose, both out of reach of a reply
+// model: an UNSUBSCRIBE without channels goes through them in name order,
+// where Redis walks its per-client dict (whose hash seed is random per
+// process, so no fixed order exists to copy); and a SUBSCRIBE of several
+// channels queued in MULTI puts its extra notices after EXEC's reply, where
+// Redis writes them into the array EXEC announced, breaking the protocol.
+// The differential test avoids both.
 #include "sim/vredis/server.h"
 
 namespace locksim {

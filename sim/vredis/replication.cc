@@ -163,8 +163,9 @@ void VirtualRedis::Restart(int64_t now_ms) {
 }
 
 // activeExpireCycle(), simplified but with its shape: sample up to 20 keys
-// with a TTL at random, delete the expired ones (propagating DEL), and go
-// on while more than 10% of a sample had expired, at most 16 rounds a call.
+// with a TTL at random, delete the expired ones (as a lazy expiry does:
+// watchers touched, DEL propagated), and go on while more than 10% of a
+// sample had expired, at most 16 rounds a call.
 void VirtualRedis::ActiveExpireCycle(Random& random) {
   for (int round = 0; round < 16 && !expires_.empty(); ++round) {
     int sampled = 0, expired = 0;
@@ -173,8 +174,7 @@ void VirtualRedis::ActiveExpireCycle(Random& random) {
       auto it = db_.find(key);
       ++sampled;
       if (it != db_.end() && KeyIsExpired(it->second)) {
-        RemoveKey(it);
-        Propagate({"DEL", key});
+        DeleteExpiredKey(it);
         ++expired;
       }
     }

@@ -7,17 +7,16 @@
 #include "sim/vredis/script_lua.h"
 
 namespace locksim {
-namespace {
 
-// As rejectCommandFormat() in redis server.c: newlines in an error would
-// break the protocol, so they become spaces.
-std::string NoNewlines(std::string s) {
-  std::replace(s.begin(), s.end(), '\r', ' ');
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  return s;
+Reply FormatError(std::string text) {
+  std::replace(text.begin(), text.end(), '\r', ' ');
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  return Reply::Error(std::move(text));
 }
 
-}  // namespace
+Reply ArityError(std::string_view name) {
+  return Reply::Error("ERR wrong number of arguments for '" + std::string(name) + "' command");
+}
 
 bool IsKeyword(std::string_view arg, std::string_view upper) {
   return arg.size() == upper.size() &&
@@ -93,18 +92,41 @@ Reply VirtualRedis::Execute(ConnId conn, const Command& argv, int64_t now_ms) {
   if (it == conns_.end()) it = conns_.emplace(conn, Connection{}).first;
   conn_ = &it->second;
   now_ms_ = now_ms;
+  // What one command propagates (a lazily expired key's DEL, then the
+  // command's own effect) is emitted together, wrapped in MULTI/EXEC when
+  // there is more than one: Redis 7.0 afterCommand() ->
+  // propagatePendingCommands().
+  ++effects_depth_;
   Reply reply = Dispatch(argv, /*from_script=*/false);
+  --effects_depth_;
+  FlushEffects();
   conn_ = nullptr;
   return reply;
 }
 
+bool VirtualRedis::InMulti(ConnId conn) const {
+  auto it = conns_.find(conn);
+  return it != conns_.end() && it->second.in_multi;
+}
+
+size_t VirtualRedis::Subscriptions(ConnId conn) const {
+  auto it = conns_.find(conn);
+  return it == conns_.end() ? 0 : it->second.channels.size();
+}
+
+// processCommand(): the checks a command passes before it runs or is
+// queued, in Redis 7.0's order.
 Reply VirtualRedis::Dispatch(const Command& argv, bool from_script) {
   const CommandSpec* spec = argv.empty() ? nullptr : Lookup(argv[0]);
   const int argc = static_cast<int>(argv.size());
-  // rejectCommand(): inside MULTI, an error while queueing aborts the EXEC.
+  // rejectCommand(): inside MULTI, an error while queueing aborts the EXEC;
+  // a rejected EXEC itself discards the transaction (execCommandAbort).
   auto reject = [&](std::string error) {
     if (conn_->in_multi && !from_script) conn_->dirty_exec = true;
-    return Reply::Error(NoNewlines(std::move(error)));
+    if (spec != nullptr && spec->handler == &VirtualRedis::ExecCommand && !from_script) {
+      return ExecCommandAbort(error);
+    }
+    return FormatError(std::move(error));
   };
   if (spec == nullptr) {
     if (from_script) return Reply::Error("ERR Unknown Redis command called from script");
@@ -120,12 +142,16 @@ Reply VirtualRedis::Dispatch(const Command& argv, bool from_script) {
     if (from_script) {
       return Reply::Error("ERR Wrong number of args calling Redis command from script");
     }
-    return reject("ERR wrong number of arguments for '" + std::string(spec->name) + "' command");
+    return reject(ArityError(spec->name).str);
   }
   if (from_script && (spec->flags & kNoScript)) {
     return Reply::Error("ERR This Redis command is not allowed from script");
   }
-  if (replica_ && !loading_ && (spec->flags & kWrite)) {
+  // An EXEC counts as a write when it would run one (7.0 is_write_command).
+  const bool is_write = (spec->flags & kWrite) ||
+                        (spec->handler == &VirtualRedis::ExecCommand && conn_->in_multi &&
+                         (conn_->queued_flags & kWrite));
+  if (replica_ && !loading_ && is_write) {
     if (from_script) {
       return Reply::Error("READONLY You can't write against a read only replica.");
     }
@@ -138,6 +164,7 @@ Reply VirtualRedis::Dispatch(const Command& argv, bool from_script) {
   }
   if (!from_script && conn_->in_multi && !(spec->flags & kNoMulti)) {
     conn_->queued.push_back(argv);
+    conn_->queued_flags |= spec->flags;
     return Reply::Status("QUEUED");
   }
   return Call(*spec, argv);
@@ -154,8 +181,9 @@ Reply VirtualRedis::Call(const CommandSpec& spec, const Command& argv) {
   return reply;
 }
 
+// pingCommand(), from redis server.c.
 Reply VirtualRedis::PingCommand(const Command& argv) {
-  if (argv.size() > 2) return Reply::Error("ERR wrong number of arguments for 'ping' command");
+  if (argv.size() > 2) return ArityError("ping");
   if (!conn_->channels.empty() && !in_script_) {
     // RESP2 subscribed clients get PING as a pub/sub style array.
     return Reply::Array({Reply::String("pong"), Reply::String(argv.size() == 2 ? argv[1] : "")});
@@ -163,6 +191,9 @@ Reply VirtualRedis::PingCommand(const Command& argv) {
   if (argv.size() == 2) return Reply::String(argv[1]);
   return Reply::Status("PONG");
 }
+
+// echoCommand().
+Reply VirtualRedis::EchoCommand(const Command& argv) { return Reply::String(argv[1]); }
 
 void VirtualRedis::Cron(int64_t now_ms, Random& random) {
   now_ms_ = now_ms;

@@ -105,6 +105,10 @@ class VirtualRedis {
   // The key's value if it is a live string at `now_ms` (no side effects).
   const std::string* PeekString(const std::string& key, int64_t now_ms) const;
   int64_t PeekExpire(const std::string& key) const;
+  // A connection's state: inside MULTI, and how many channels it is
+  // subscribed to (false / 0 for an unknown connection).
+  bool InMulti(ConnId conn) const;
+  size_t Subscriptions(ConnId conn) const;
 
  private:
   friend class LuaScripting;
@@ -123,6 +127,7 @@ class VirtualRedis {
     bool dirty_cas = false;   // a watched key changed: EXEC returns nil
     bool dirty_exec = false;  // a command failed to queue: EXECABORT
     std::vector<Command> queued;
+    unsigned queued_flags = 0;  // the union of the queued commands' flags
     // Watched keys, with whether each was already expired when watched.
     std::map<std::string, bool> watched;
     std::set<std::string> channels;
@@ -163,6 +168,9 @@ class VirtualRedis {
   }
   // Expires `key` if needed; true if it is (logically) gone.
   bool ExpireIfNeeded(const std::string& key);
+  // deleteExpiredKeyAndPropagate(): removes an expired key, touches its
+  // watchers and propagates a DEL.
+  void DeleteExpiredKey(std::unordered_map<std::string, Object>::iterator it);
   Object& SetKey(const std::string& key, Object value, bool keep_ttl);
   bool DeleteKey(const std::string& key);
   // Sets or clears (-1) a live key's expiry, keeping the expires index.
@@ -174,15 +182,48 @@ class VirtualRedis {
   std::vector<std::string> SortedKeys() const;
   // Marks every connection watching `key` (touchWatchedKey).
   void SignalModifiedKey(const std::string& key);
+  // Before the whole keyspace is emptied (touchAllWatchedKeysInDb).
   void SignalFlushed();
   Reply DelCommand(const Command& argv);
+  Reply UnlinkCommand(const Command& argv);
+  Reply ExistsCommand(const Command& argv);
+  Reply TypeCommand(const Command& argv);
+  Reply DbsizeCommand(const Command& argv);
+  Reply FlushallCommand(const Command& argv);
+  // ---- server.cc ----
   Reply PingCommand(const Command& argv);
+  Reply EchoCommand(const Command& argv);
 
   // ---- t_string.cc ----
   Reply GetCommand(const Command& argv);
   Reply SetCommand(const Command& argv);
+  Reply SetnxCommand(const Command& argv);
+  Reply GetsetCommand(const Command& argv);
+  Reply GetdelCommand(const Command& argv);
+  Reply IncrCommand(const Command& argv);
+  Reply DecrCommand(const Command& argv);
+  Reply IncrbyCommand(const Command& argv);
+  // getGenericCommand(): the reply GET would give, or WRONGTYPE.
+  Reply GetGeneric(const std::string& key);
+  Reply IncrDecr(const std::string& key, int64_t incr);
+  // ---- t_hash.cc ----
+  Reply HsetCommand(const Command& argv);
+  Reply HgetCommand(const Command& argv);
+  Reply HdelCommand(const Command& argv);
+  Reply HexistsCommand(const Command& argv);
+  Reply HincrbyCommand(const Command& argv);
+  Reply HgetallCommand(const Command& argv);
+  Reply HlenCommand(const Command& argv);
   // ---- expire.cc ----
+  Reply ExpireCommand(const Command& argv);
+  Reply PexpireCommand(const Command& argv);
+  Reply ExpireatCommand(const Command& argv);
+  Reply PexpireatCommand(const Command& argv);
+  Reply ExpireGeneric(const Command& argv, int64_t basetime_ms, bool seconds);
+  Reply TtlCommand(const Command& argv);
   Reply PttlCommand(const Command& argv);
+  Reply TtlGeneric(const Command& argv, bool output_ms);
+  Reply PersistCommand(const Command& argv);
   // ---- multi.cc ----
   Reply MultiCommand(const Command& argv);
   Reply ExecCommand(const Command& argv);
@@ -190,6 +231,9 @@ class VirtualRedis {
   Reply WatchCommand(const Command& argv);
   Reply UnwatchCommand(const Command& argv);
   void DiscardTransaction();
+  // execCommandAbort(): an EXEC rejected before it ran discards the
+  // transaction and names the reason.
+  Reply ExecCommandAbort(std::string_view error);
   void UnwatchAll();
   bool IsWatchedKeyExpired();
   // ---- pubsub.cc ----
@@ -250,6 +294,13 @@ inline constexpr std::string_view kNotIntegerErr =
     "ERR value is not an integer or out of range";
 inline constexpr std::string_view kWrongTypeErr =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr std::string_view kOverflowErr = "ERR increment or decrement would overflow";
+
+// addReplyErrorFormat(): an error whose text includes user input, with any
+// CR or LF turned into a space so that it cannot break the protocol.
+Reply FormatError(std::string text);
+// addReplyErrorArity(): "ERR wrong number of arguments for 'name' command".
+Reply ArityError(std::string_view name);
 
 // string2ll() from Redis util.c: strict base-10 int64, no spaces, no '+'.
 bool StringToInt64(std::string_view s, int64_t* out);

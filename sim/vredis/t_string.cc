@@ -20,12 +20,14 @@ constexpr unsigned kAnyExpire = kEx | kPx | kExAt | kPxAt;
 
 }  // namespace
 
-Reply VirtualRedis::GetCommand(const Command& argv) {
-  const Object* o = LookupRead(argv[1]);
+Reply VirtualRedis::GetGeneric(const std::string& key) {
+  const Object* o = LookupRead(key);
   if (o == nullptr) return Reply::Nil();
   if (o->type != Object::Type::kString) return Reply::Error(std::string(kWrongTypeErr));
   return Reply::String(o->str);
 }
+
+Reply VirtualRedis::GetCommand(const Command& argv) { return GetGeneric(argv[1]); }
 
 // SET key value [NX|XX] [GET] [EX s|PX ms|EXAT s|PXAT ms|KEEPTTL], parsed in
 // the order of parseExtendedStringArgumentsOrReply(): options left to
@@ -86,17 +88,16 @@ Reply VirtualRedis::SetCommand(const Command& argv) {
     when = v;
   }
 
-  // setGenericCommand().
+  // setGenericCommand(): GET's reply (or WRONGTYPE) comes before the NX /
+  // XX check, and a SET that does not happen still answers GET's reply.
   const std::string& key = argv[1];
-  const Object* existing = LookupWrite(key);
   Reply old = Reply::Nil();
   if (flags & kGet) {
-    if (existing != nullptr && existing->type != Object::Type::kString) {
-      return Reply::Error(std::string(kWrongTypeErr));
-    }
-    if (existing != nullptr) old = Reply::String(existing->str);
+    old = GetGeneric(key);
+    if (old.IsError()) return old;
   }
-  if ((flags & kNx && existing != nullptr) || (flags & kXx && existing == nullptr)) {
+  const bool found = LookupWrite(key) != nullptr;
+  if ((flags & kNx && found) || (flags & kXx && !found)) {
     return flags & kGet ? old : Reply::Nil();
   }
   Object value;
@@ -104,11 +105,93 @@ Reply VirtualRedis::SetCommand(const Command& argv) {
   value.expire_ms = when;
   SetKey(key, std::move(value), (flags & kKeepTtl) != 0);
   ++dirty_;
-  // Replicas and the AOF get an absolute expiry: SET key value PXAT ms.
-  if (when >= 0 && !(flags & kPxAt)) {
+  if (when >= 0) {
+    // Replicas and the AOF get an absolute expiry: SET key value PXAT ms,
+    // whatever the options were (GET, NX and XX are dropped with them).
     RewritePropagation({"SET", key, argv[2], "PXAT", std::to_string(when)});
+  } else if (flags & kGet) {
+    // Propagated without GET, which a replica has no use for.
+    Command propagated;
+    for (size_t j = 0; j < argv.size(); ++j) {
+      if (j < 3 || !IsKeyword(argv[j], "GET")) propagated.push_back(argv[j]);
+    }
+    RewritePropagation(std::move(propagated));
   }
   return flags & kGet ? old : Reply::Ok();
+}
+
+// setnxCommand(): SET NX answering 1 or 0; propagated as written.
+Reply VirtualRedis::SetnxCommand(const Command& argv) {
+  if (LookupWrite(argv[1]) != nullptr) return Reply::Integer(0);
+  Object value;
+  value.str = argv[2];
+  SetKey(argv[1], std::move(value), /*keep_ttl=*/false);
+  ++dirty_;
+  return Reply::Integer(1);
+}
+
+// getsetCommand(): GET, then a plain SET (which drops any TTL); propagated
+// as SET key value.
+Reply VirtualRedis::GetsetCommand(const Command& argv) {
+  Reply old = GetGeneric(argv[1]);
+  if (old.IsError()) return old;
+  Object value;
+  value.str = argv[2];
+  SetKey(argv[1], std::move(value), /*keep_ttl=*/false);
+  ++dirty_;
+  RewritePropagation({"SET", argv[1], argv[2]});
+  return old;
+}
+
+// getdelCommand(): GET, then a delete propagated as DEL key (only when
+// there was a key to delete).
+Reply VirtualRedis::GetdelCommand(const Command& argv) {
+  Reply old = GetGeneric(argv[1]);
+  if (old.IsError()) return old;
+  if (DeleteKey(argv[1])) {
+    ++dirty_;
+    RewritePropagation({"DEL", argv[1]});
+  }
+  return old;
+}
+
+// incrDecrCommand(): the value must be a string holding a strict int64
+// (string2ll: no spaces, no '+', no leading zeros); a missing key counts as
+// 0. The key keeps its TTL. Propagated as written.
+Reply VirtualRedis::IncrDecr(const std::string& key, int64_t incr) {
+  Object* o = LookupWrite(key);
+  if (o != nullptr && o->type != Object::Type::kString) {
+    return Reply::Error(std::string(kWrongTypeErr));
+  }
+  int64_t value = 0;
+  if (o != nullptr && !StringToInt64(o->str, &value)) {
+    return Reply::Error(std::string(kNotIntegerErr));
+  }
+  if ((incr < 0 && value < 0 && incr < INT64_MIN - value) ||
+      (incr > 0 && value > 0 && incr > INT64_MAX - value)) {
+    return Reply::Error(std::string(kOverflowErr));
+  }
+  value += incr;
+  if (o != nullptr) {
+    o->str = std::to_string(value);
+    SignalModifiedKey(key);
+  } else {
+    Object fresh;
+    fresh.str = std::to_string(value);
+    SetKey(key, std::move(fresh), /*keep_ttl=*/false);
+  }
+  ++dirty_;
+  return Reply::Integer(value);
+}
+
+Reply VirtualRedis::IncrCommand(const Command& argv) { return IncrDecr(argv[1], 1); }
+Reply VirtualRedis::DecrCommand(const Command& argv) { return IncrDecr(argv[1], -1); }
+
+// incrbyCommand(): the increment is checked before the key.
+Reply VirtualRedis::IncrbyCommand(const Command& argv) {
+  int64_t incr;
+  if (!StringToInt64(argv[2], &incr)) return Reply::Error(std::string(kNotIntegerErr));
+  return IncrDecr(argv[1], incr);
 }
 
 }  // namespace locksim
