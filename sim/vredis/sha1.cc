@@ -13,6 +13,7 @@ uint32_t RotateLeft(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
 Sha1::Sha1() : h_{0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0} {}
 
 void Sha1::Update(std::string_view data) {
+  if (data.empty()) return;  // data() may be null: no memcpy from it
   const auto* p = reinterpret_cast<const uint8_t*>(data.data());
   size_t n = data.size();
   total_bytes_ += n;
