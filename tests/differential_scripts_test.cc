@@ -380,11 +380,13 @@ TEST_F(DifferentialScripts, TheSandboxBehavesAsRedis) {
       Eval("table.sort(math)"),
       Eval("return table.maxn(math)"),
       Eval("return #math"),
-      Eval("local t = {3, 1, 2}; table.sort(t); table.insert(t, 4); table.insert(t, 1, 0); return t"),
+      Eval("local t = {3, 1, 2}; table.sort(t); table.insert(t, 4); table.insert(t, 1, 0)\n"
+           "return t"),
       Eval("return table.concat({1, 'a', 2.5}, ',')"),
       Eval("KEYS[1] = 'z'; return KEYS[1]", {"a"}),
       Eval("ARGV[5] = 'z'; return #ARGV", {}, {"a"}),
-      Eval("local t = {}; setmetatable(t, {__index = function(t, k) return k .. '!' end}); return t.hi"),
+      Eval("local t = {}\n"
+           "setmetatable(t, {__index = function(t, k) return k .. '!' end}); return t.hi"),
       Eval("local t = setmetatable({}, {__metatable = 'locked'}); return getmetatable(t)"),
       Eval("local t = setmetatable({}, {__metatable = 'locked'}); setmetatable(t, {})"),
       Eval("return type(loadfile)"),
@@ -675,7 +677,8 @@ TEST_F(DifferentialScripts, TransactionsPartialEffectsAndBinaryDataAsInRedis) {
       {"GET", "partial"},
       Eval("redis.call('del', 'partial'); return redis.call('nosuch')"),
       {"GET", "partial"},
-      Eval("redis.call('set', 'partial', 'again'); local ok = redis.pcall('nosuch'); return 'done'"),
+      Eval("redis.call('set', 'partial', 'again'); local ok = redis.pcall('nosuch')\n"
+           "return 'done'"),
       {"GET", "partial"},
       Eval("return {ok = 'a\\0b'}"),
       Eval("return {err = 'a\\0b c'}"),
@@ -702,7 +705,8 @@ TEST_F(DifferentialScripts, ExpiryInsideScriptsFollowsTheFrozenClock) {
   };
   RunAll(corpus);
   oracle_.Advance(10);
-  RunAll({Eval("return {redis.call('pttl', 't'), redis.call('get', 't'), redis.call('pttl', 't')}")});
+  RunAll({Eval("return {redis.call('pttl', 't'), redis.call('get', 't'), "
+               "redis.call('pttl', 't')}")});
   oracle_.Advance(1);
   RunAll({
       Eval("return {redis.call('pttl', 't'), redis.call('get', 't')}"),

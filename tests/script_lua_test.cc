@@ -167,6 +167,20 @@ TEST_F(ScriptLuaTest, ScriptEffectsReachReplicasTogetherEvenWhenTheScriptFails) 
   EXPECT_TRUE(redis_.TakeReplicationStream().empty());
 }
 
+TEST_F(ScriptLuaTest, ASelfReferencingTableNestsUntilLuasStackLimit) {
+  // As luaReplyToRedisReply(): arrays nest until lua_checkstack() fails,
+  // where the innermost element becomes an error.
+  const Reply reply = Eval("local t = {} t[1] = t return t");
+  int depth = 0;
+  const Reply* p = &reply;
+  while (p->type == Reply::Type::kArray && p->elements.size() == 1) {
+    p = &p->elements[0];
+    ++depth;
+  }
+  EXPECT_GT(depth, 7900);
+  EXPECT_EQ(*p, Reply::Error("ERR reached lua stack limit"));
+}
+
 TEST_F(ScriptLuaTest, AnErrorObjectWithoutErrFieldIsAnErrorReply) {
   // redis-server 7.0.15 crashes on this (a NULL message in luaCallFunction).
   EXPECT_TRUE(Eval("error({})").IsError());

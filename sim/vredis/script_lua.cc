@@ -920,7 +920,8 @@ Reply LuaScripting::Script(const Command& argv) {
              "    Return information about the existence of the scripts in the script cache.",
              "FLUSH [ASYNC|SYNC]",
              "    Flush the Lua scripts cache. Very dangerous on replicas.",
-             "    When called without the optional mode argument, the behavior is determined by the",
+             "    When called without the optional mode argument, the behavior is determined by"
+             " the",
              "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
              "    * ASYNC: Asynchronously flush the scripts cache.",
              "    * SYNC: Synchronously flush the scripts cache.",
@@ -990,7 +991,8 @@ int LuaScripting::GenericCommand(lua_State* L, bool raise_error) {
   for (int j = 1; j <= argc; ++j) {
     if (lua_type(L, j) == LUA_TNUMBER) {
       char buf[64];
-      const int n = std::snprintf(buf, sizeof(buf), "%.17g", static_cast<double>(lua_tonumber(L, j)));
+      const double number = lua_tonumber(L, j);
+      const int n = std::snprintf(buf, sizeof(buf), "%.17g", number);
       argv.emplace_back(buf, static_cast<size_t>(n));
     } else {
       size_t len;
@@ -1064,25 +1066,104 @@ void LuaScripting::PushReply(lua_State* L, const Reply& r) {
 // {verbatim_string=} -> bulk, {map=} -> flat array of pairs, {set=} ->
 // array of members, otherwise an array up to the first nil; anything else
 // (nil, functions, coroutines) -> nil. Fields are read raw.
+//
+// Redis recurses into nested tables; this walks them with an explicit stack
+// of open containers instead (a self-referencing table nests ~8000 deep
+// before Lua's stack limit, too deep for C++ frames under sanitizers). The
+// Lua stack holds exactly what Redis's recursion holds, so lua_checkstack
+// fails at the same depth and "reached lua stack limit" lands in the same
+// place.
 Reply LuaScripting::PopReply() {
+  lua_State* L = L_;
+  std::vector<OpenContainer> open;
+  Reply result;
+  bool finished = false;
+  auto deliver = [&](Reply r) {
+    if (open.empty()) {
+      result = std::move(r);
+      finished = true;
+    } else {
+      open.back().elements.push_back(std::move(r));
+    }
+  };
+  // Converts the value at the top: a leaf is delivered (and popped), a
+  // container stays on the Lua stack and is opened.
+  auto convert = [&]() {
+    Reply leaf;
+    OpenContainer::Kind kind;
+    if (ConvertTop(&leaf, &kind)) {
+      deliver(std::move(leaf));
+    } else {
+      open.push_back(OpenContainer{kind, {}, 1, false});
+    }
+  };
+  auto close = [&]() {
+    Reply array = Reply::Array(std::move(open.back().elements));
+    open.pop_back();
+    deliver(std::move(array));
+  };
+
+  convert();
+  while (!finished) {
+    OpenContainer& c = open.back();  // invalidated by convert(): not used after it
+    switch (c.kind) {
+      case OpenContainer::kArray:  // Lua stack: table
+        lua_pushnumber(L, c.next++);
+        lua_rawget(L, -2);
+        if (lua_isnil(L, -1)) {
+          lua_pop(L, 2);
+          close();
+        } else {
+          convert();
+        }
+        break;
+      case OpenContainer::kMap:  // table, map, key [, value]
+        if (c.value_pending) {
+          c.value_pending = false;
+          convert();  // the value
+        } else if (!lua_next(L, -2)) {
+          lua_pop(L, 2);
+          close();
+        } else {
+          lua_pushvalue(L, -2);
+          c.value_pending = true;
+          convert();  // a copy of the key
+        }
+        break;
+      case OpenContainer::kSet:  // table, set, key
+        if (!lua_next(L, -2)) {
+          lua_pop(L, 2);
+          close();
+        } else {
+          lua_pop(L, 1);  // the boolean value
+          lua_pushvalue(L, -1);
+          convert();  // a copy of the member
+        }
+        break;
+    }
+  }
+  return result;
+}
+
+bool LuaScripting::ConvertTop(Reply* leaf, OpenContainer::Kind* kind) {
   lua_State* L = L_;
   if (!lua_checkstack(L, 4)) {
     lua_pop(L, 1);
-    return Reply::Error("ERR reached lua stack limit");
+    *leaf = Reply::Error("ERR reached lua stack limit");
+    return true;
   }
-  Reply out;
   switch (lua_type(L, -1)) {
     case LUA_TSTRING: {
       size_t len;
       const char* s = lua_tolstring(L, -1, &len);
-      out = Reply::String(std::string(s, len));
+      *leaf = Reply::String(std::string(s, len));
       break;
     }
     case LUA_TBOOLEAN:
-      out = lua_toboolean(L, -1) ? Reply::Integer(1) : Reply::Nil();
+      *leaf = lua_toboolean(L, -1) ? Reply::Integer(1) : Reply::Nil();
       break;
     case LUA_TNUMBER:
-      out = Reply::Integer(NumberToInteger(lua_tonumber(L, -1)));
+      *leaf = Reply::Integer(NumberToInteger(lua_tonumber(L, -1)));
       break;
     case LUA_TTABLE: {
       auto raw_field = [&](const char* name) {
@@ -1095,18 +1176,18 @@ Reply LuaScripting::PopReply() {
         lua_getfield(L, -1, "err");
         const std::string msg = lua_tostring(L, -1);
         lua_pop(L, 1);
-        out = ErrorReplyFormat("-" + msg);
+        *leaf = ErrorReplyFormat("-" + msg);
         break;
       }
       lua_pop(L, 1);
       if (raw_field("ok") == LUA_TSTRING) {
-        out = Reply::Status(MapNewlines(lua_tostring(L, -1)));
+        *leaf = Reply::Status(MapNewlines(lua_tostring(L, -1)));
         lua_pop(L, 1);
         break;
       }
       lua_pop(L, 1);
       if (raw_field("double") == LUA_TNUMBER) {
-        out = Reply::String(FormatDouble(lua_tonumber(L, -1)));
+        *leaf = Reply::String(FormatDouble(lua_tonumber(L, -1)));
         lua_pop(L, 1);
         break;
       }
@@ -1114,7 +1195,7 @@ Reply LuaScripting::PopReply() {
       if (raw_field("big_number") == LUA_TSTRING) {
         size_t len;
         const char* s = lua_tolstring(L, -1, &len);
-        out = Reply::String(MapNewlines(std::string(s, len)));
+        *leaf = Reply::String(MapNewlines(std::string(s, len)));
         lua_pop(L, 1);
         break;
       }
@@ -1128,7 +1209,7 @@ Reply LuaScripting::PopReply() {
           if (lua_type(L, -1) == LUA_TSTRING) {
             size_t len;
             const char* s = lua_tolstring(L, -1, &len);
-            out = Reply::String(std::string(s, len));
+            *leaf = Reply::String(std::string(s, len));
             lua_pop(L, 3);
             break;
           }
@@ -1138,49 +1219,25 @@ Reply LuaScripting::PopReply() {
       }
       lua_pop(L, 1);
       if (raw_field("map") == LUA_TTABLE) {
-        std::vector<Reply> elements;
-        lua_pushnil(L);
-        while (lua_next(L, -2)) {
-          lua_pushvalue(L, -2);
-          elements.push_back(PopReply());  // the key
-          elements.push_back(PopReply());  // the value
-        }
-        out = Reply::Array(std::move(elements));
-        lua_pop(L, 1);
-        break;
+        lua_pushnil(L);  // table, map, nil: ready for lua_next
+        *kind = OpenContainer::kMap;
+        return false;
       }
       lua_pop(L, 1);
       if (raw_field("set") == LUA_TTABLE) {
-        std::vector<Reply> elements;
         lua_pushnil(L);
-        while (lua_next(L, -2)) {
-          lua_pop(L, 1);
-          lua_pushvalue(L, -1);
-          elements.push_back(PopReply());
-        }
-        out = Reply::Array(std::move(elements));
-        lua_pop(L, 1);
-        break;
+        *kind = OpenContainer::kSet;
+        return false;
       }
       lua_pop(L, 1);
-      std::vector<Reply> elements;
-      for (int j = 1;; ++j) {
-        lua_pushnumber(L, j);
-        lua_rawget(L, -2);
-        if (lua_isnil(L, -1)) {
-          lua_pop(L, 1);
-          break;
-        }
-        elements.push_back(PopReply());
-      }
-      out = Reply::Array(std::move(elements));
-      break;
+      *kind = OpenContainer::kArray;
+      return false;
     }
     default:
-      out = Reply::Nil();
+      *leaf = Reply::Nil();
   }
   lua_pop(L, 1);
-  return out;
+  return true;
 }
 
 // ---------------------------------------------------------------------------

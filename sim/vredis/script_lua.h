@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "sim/reply.h"
 
@@ -93,6 +94,16 @@ class LuaScripting {
   // value at the top of L_ -> Reply, popping it (luaReplyToRedisReply).
   static void PushReply(lua_State* L, const Reply& reply);
   Reply PopReply();
+  // A table being converted by PopReply, with the elements so far.
+  struct OpenContainer {
+    enum Kind { kArray, kMap, kSet } kind;
+    std::vector<Reply> elements;
+    int next;            // kArray: the next index to read
+    bool value_pending;  // kMap: the key is done, the value is next
+  };
+  // Converts the value at the top of L_ if it is a leaf (into *leaf, popped,
+  // returns true); a container is left open (*kind, returns false).
+  bool ConvertTop(Reply* leaf, OpenContainer::Kind* kind);
 
   // rand.c: redisLrand48() / redisSrand48(), the 48-bit linear congruential
   // generator of drand48 with its standard multiplier and start state.
