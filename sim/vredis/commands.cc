@@ -55,8 +55,14 @@ const VirtualRedis::CommandSpec* VirtualRedis::Lookup(std::string_view name) {
       {"subscribe", -2, kNoScript | kPubSubOk | kStale, &VirtualRedis::SubscribeCommand},
       {"unsubscribe", -1, kNoScript | kPubSubOk | kStale, &VirtualRedis::UnsubscribeCommand},
       {"publish", 3, kStale, &VirtualRedis::PublishCommand},
-      // Scripting (script_lua.cc).
+      // Scripting (script_lua.cc). SCRIPT is a container command in Redis:
+      // its subcommands (load, exists, flush, kill, help, debug) and their
+      // arities are resolved by LuaScripting::Script.
       {"eval", -3, kNoScript | kStale, &VirtualRedis::EvalCommand},
+      {"evalsha", -3, kNoScript | kStale, &VirtualRedis::EvalShaCommand},
+      {"eval_ro", -3, kNoScript | kStale | kReadOnly, &VirtualRedis::EvalRoCommand},
+      {"evalsha_ro", -3, kNoScript | kStale | kReadOnly, &VirtualRedis::EvalShaRoCommand},
+      {"script", -2, kNoScript, &VirtualRedis::ScriptCommand},
   };
   for (const CommandSpec& spec : kCommands) {
     if (spec.name.size() != name.size()) continue;

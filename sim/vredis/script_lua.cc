@@ -6,272 +6,1296 @@ extern "C" {
 #include <lualib.h>
 }
 
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 #include "sim/vredis/server.h"
+#include "sim/vredis/sha1.h"
 
 namespace locksim {
 namespace {
 
-// Turns an error text into Redis's error form: "-CODE msg" keeps its code,
-// text without a code gets the generic "ERR" (script_lua.c luaPushErrorBuff).
-std::string NormalizeError(std::string s) {
-  if (!s.empty() && s[0] == '-') s.erase(0, 1);
-  if (s.find(' ') == std::string::npos) s = "ERR " + s;
+// ---------------------------------------------------------------------------
+// Error texts as Redis formats them.
+// ---------------------------------------------------------------------------
+
+// sdstrim(s, "\r\n"): drops those characters from both ends.
+std::string TrimNewlines(std::string s) {
+  const size_t begin = s.find_first_not_of("\r\n");
+  if (begin == std::string::npos) return "";
+  const size_t end = s.find_last_not_of("\r\n");
+  return s.substr(begin, end - begin + 1);
+}
+
+// sdsmapchars(s, "\r\n", "  ", 2): an error or status line must not break
+// the protocol.
+std::string MapNewlines(std::string s) {
+  for (char& c : s) {
+    if (c == '\r' || c == '\n') c = ' ';
+  }
   return s;
 }
 
-void PushErrorTable(lua_State* L, const std::string& err) {
+// The text of a C string: Redis builds most error texts with sdsnew() or
+// "%s", which stop at the first NUL byte.
+std::string CString(std::string_view s) { return std::string(s.substr(0, s.find('\0'))); }
+
+// addReplyErrorFormat(c, "%s", text) (networking.c): trims and maps
+// newlines, then addReplyErrorLength() uses the text's own code when it
+// starts with '-' and "ERR" otherwise.
+Reply ErrorReplyFormat(std::string text) {
+  text = MapNewlines(TrimNewlines(std::move(text)));
+  if (!text.empty() && text[0] == '-') return Reply::Error(text.substr(1));
+  return Reply::Error("ERR " + text);
+}
+
+// addReplyErrorSds(): the same, without trimming (the newline mapping is
+// done by the 7.0.15 reply path, as the oracle shows).
+Reply ErrorReplySds(const std::string& text) {
+  std::string t = MapNewlines(text);
+  if (!t.empty() && t[0] == '-') return Reply::Error(t.substr(1));
+  return Reply::Error("ERR " + t);
+}
+
+Reply NoScriptError() { return Reply::Error("NOSCRIPT No matching script. Please use EVAL."); }
+
+std::string ToLower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string ToUpper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// The shebang line (eval.c evalExtractShebangFlags, sds.c sdssplitargs).
+// ---------------------------------------------------------------------------
+
+bool IsHexDigit(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  return std::tolower(static_cast<unsigned char>(c)) - 'a' + 10;
+}
+
+// sdssplitargs(): splits like a shell, with "double quotes" (and \n \r \t
+// \b \a \xHH escapes) and 'single quotes'. Returns false on unbalanced
+// quotes or a closing quote not followed by a space.
+bool SplitArgs(const std::string& line, std::vector<std::string>* out) {
+  const char* p = line.c_str();
+  for (;;) {
+    while (*p && std::isspace(static_cast<unsigned char>(*p))) ++p;
+    if (!*p) return true;
+    bool in_double = false, in_single = false, done = false;
+    std::string current;
+    while (!done) {
+      if (in_double) {
+        if (p[0] == '\\' && p[1] == 'x' && IsHexDigit(p[2]) && IsHexDigit(p[3])) {
+          current.push_back(static_cast<char>(HexValue(p[2]) * 16 + HexValue(p[3])));
+          p += 3;
+        } else if (p[0] == '\\' && p[1]) {
+          ++p;
+          switch (*p) {
+            case 'n': current.push_back('\n'); break;
+            case 'r': current.push_back('\r'); break;
+            case 't': current.push_back('\t'); break;
+            case 'b': current.push_back('\b'); break;
+            case 'a': current.push_back('\a'); break;
+            default: current.push_back(*p); break;
+          }
+        } else if (*p == '"') {
+          if (p[1] && !std::isspace(static_cast<unsigned char>(p[1]))) return false;
+          done = true;
+        } else if (!*p) {
+          return false;
+        } else {
+          current.push_back(*p);
+        }
+      } else if (in_single) {
+        if (p[0] == '\\' && p[1] == '\'') {
+          ++p;
+          current.push_back('\'');
+        } else if (*p == '\'') {
+          if (p[1] && !std::isspace(static_cast<unsigned char>(p[1]))) return false;
+          done = true;
+        } else if (!*p) {
+          return false;
+        } else {
+          current.push_back(*p);
+        }
+      } else {
+        switch (*p) {
+          case ' ': case '\n': case '\r': case '\t': case '\0': done = true; break;
+          case '"': in_double = true; break;
+          case '\'': in_single = true; break;
+          default: current.push_back(*p); break;
+        }
+      }
+      if (*p) ++p;
+    }
+    out->push_back(std::move(current));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Read-only tables.
+//
+// redis-server marks every table reachable from the globals read-only in its
+// patched Lua. Here each such table T is hidden behind an empty proxy P whose
+// metatable is {__index = T, __newindex = ReadonlyNewIndex}: reads see T,
+// every write lands in __newindex (P has no keys of its own). The registry
+// maps P -> T (kBackingKey), T -> P (kProxyKey) and P -> the metatable a
+// script should see for P (kApparentMetatableKey).
+// ---------------------------------------------------------------------------
+
+// Registry keys: the addresses of these constant bytes, as light userdata.
+constexpr char kRegistryKeys[3] = {};
+constexpr const char* kBackingKey = &kRegistryKeys[0];
+constexpr const char* kProxyKey = &kRegistryKeys[1];
+constexpr const char* kApparentMetatableKey = &kRegistryKeys[2];
+
+constexpr char kReadonlyError[] = "Attempt to modify a readonly table";
+
+void PushRegistryTable(lua_State* L, const char* key) {
+  lua_pushlightuserdata(L, const_cast<char*>(key));
+  lua_rawget(L, LUA_REGISTRYINDEX);
+}
+
+// Looks the value at `idx` up in the registry table `map`; pushes the
+// result (nil when absent).
+void PushMapped(lua_State* L, const char* map, int idx) {
+  if (idx < 0 && idx > LUA_REGISTRYINDEX) idx = lua_gettop(L) + idx + 1;
+  PushRegistryTable(L, map);
+  lua_pushvalue(L, idx);
+  lua_rawget(L, -2);
+  lua_remove(L, -2);
+}
+
+// If the table at `idx` is a read-only proxy, pushes the table behind it.
+bool PushBacking(lua_State* L, int idx) {
+  PushMapped(L, kBackingKey, idx);
+  if (lua_istable(L, -1)) return true;
+  lua_pop(L, 1);
+  return false;
+}
+
+bool IsReadonly(lua_State* L, int idx) {
+  if (!PushBacking(L, idx)) return false;
+  lua_pop(L, 1);
+  return true;
+}
+
+// A write refused inside a C function (lua_rawset and friends in Redis's
+// Lua): luaG_runerror() gives no position when the running function is C.
+int RaiseReadonly(lua_State* L) {
+  lua_pushstring(L, kReadonlyError);
+  return lua_error(L);
+}
+
+// __newindex of a proxy: luaV_settable()'s error, positioned at the Lua code
+// that assigned (luaL_error's level 1 is the caller of this metamethod).
+int ReadonlyNewIndex(lua_State* L) { return luaL_error(L, kReadonlyError); }
+
+// luaProtectedTableError(), the __index of the globals' metatable: reading
+// an undefined global is an error.
+int ProtectedTableError(lua_State* L) {
+  if (lua_gettop(L) != 2) {
+    luaL_error(L, "Wrong number of arguments to luaProtectedTableError");
+  }
+  if (!lua_isstring(L, -1) && !lua_isnumber(L, -1)) {
+    luaL_error(L, "Second argument to luaProtectedTableError must be a string or number");
+  }
+  const char* name = lua_tostring(L, -1);
+  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'", name);
+}
+
+// luaSetTableProtectionRecursively(): makes the table at `idx` read-only,
+// with every table reachable from it (values and metatables), and pushes
+// its proxy.
+void Protect(lua_State* L, int idx) {
+  if (idx < 0) idx = lua_gettop(L) + idx + 1;
+  if (IsReadonly(L, idx)) {  // a proxy already
+    lua_pushvalue(L, idx);
+    return;
+  }
+  PushMapped(L, kProxyKey, idx);
+  if (lua_istable(L, -1)) return;  // already protected (e.g. _G._G)
+  lua_pop(L, 1);
+  lua_checkstack(L, 8);
+
+  lua_newtable(L);  // the proxy
+  const int proxy = lua_gettop(L);
+  PushRegistryTable(L, kProxyKey);
+  lua_pushvalue(L, idx);
+  lua_pushvalue(L, proxy);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+  PushRegistryTable(L, kBackingKey);
+  lua_pushvalue(L, proxy);
+  lua_pushvalue(L, idx);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+
+  // Table values are replaced by their proxies (assigning existing fields
+  // during a traversal is allowed).
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    if (lua_istable(L, -1)) {
+      Protect(L, -1);           // key, value, proxy
+      lua_pushvalue(L, -3);     // key
+      lua_pushvalue(L, -2);     // proxy
+      lua_rawset(L, idx);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+
+  // A script asking for the proxy's metatable sees the protected metatable
+  // of the real table (the globals' error metatable), or nothing.
+  if (lua_getmetatable(L, idx)) {
+    Protect(L, -1);
+    PushRegistryTable(L, kApparentMetatableKey);
+    lua_pushvalue(L, proxy);
+    lua_pushvalue(L, -3);
+    lua_rawset(L, -3);
+    lua_pop(L, 3);
+  }
+
+  lua_newtable(L);  // the proxy's own metatable
+  lua_pushvalue(L, idx);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, ReadonlyNewIndex);
+  lua_setfield(L, -2, "__newindex");
+  lua_setmetatable(L, proxy);
+}
+
+// ---------------------------------------------------------------------------
+// Base and table library functions that bypass metatables, rewritten to see
+// through proxies. Argument checks are those of lbaselib.c / ltablib.c, so
+// error messages are unchanged.
+// ---------------------------------------------------------------------------
+
+int Next(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 2);
+  if (PushBacking(L, 1)) lua_replace(L, 1);
+  if (lua_next(L, 1)) return 2;
+  lua_pushnil(L);
+  return 1;
+}
+
+int Pairs(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_pushvalue(L, lua_upvalueindex(1));  // Next
+  lua_pushvalue(L, 1);
+  lua_pushnil(L);
+  return 3;
+}
+
+int RawGet(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checkany(L, 2);
+  lua_settop(L, 2);
+  if (PushBacking(L, 1)) lua_replace(L, 1);
+  lua_rawget(L, 1);
+  return 1;
+}
+
+int RawSet(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checkany(L, 2);
+  luaL_checkany(L, 3);
+  lua_settop(L, 3);
+  if (IsReadonly(L, 1)) return RaiseReadonly(L);
+  lua_rawset(L, 1);
+  return 1;
+}
+
+int GetMetatable(lua_State* L) {
+  luaL_checkany(L, 1);
+  if (lua_type(L, 1) == LUA_TTABLE && IsReadonly(L, 1)) {
+    PushMapped(L, kApparentMetatableKey, 1);
+    return 1;
+  }
+  if (!lua_getmetatable(L, 1)) {
+    lua_pushnil(L);
+    return 1;
+  }
+  luaL_getmetafield(L, 1, "__metatable");
+  // A protected metatable (the strings' one) is shown as its proxy.
+  if (lua_istable(L, -1)) {
+    PushMapped(L, kProxyKey, -1);
+    if (lua_istable(L, -1)) return 1;
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+int SetMetatable(lua_State* L) {
+  const int t = lua_type(L, 2);
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_argcheck(L, t == LUA_TNIL || t == LUA_TTABLE, 2, "nil or table expected");
+  if (IsReadonly(L, 1)) return RaiseReadonly(L);
+  if (luaL_getmetafield(L, 1, "__metatable")) {
+    luaL_error(L, "cannot change a protected metatable");
+  }
+  lua_settop(L, 2);
+  lua_setmetatable(L, 1);
+  return 1;
+}
+
+// ltablib.c tinsert(): every path ends in lua_rawseti, which Redis refuses
+// on a read-only table.
+int TableInsert(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  int e = static_cast<int>(lua_objlen(L, 1)) + 1;
+  int pos;
+  switch (lua_gettop(L)) {
+    case 2:
+      pos = e;
+      break;
+    case 3:
+      pos = luaL_checkint(L, 2);
+      if (pos > e) e = pos;
+      if (IsReadonly(L, 1)) return RaiseReadonly(L);
+      for (int i = e; i > pos; --i) {
+        lua_rawgeti(L, 1, i - 1);
+        lua_rawseti(L, 1, i);
+      }
+      break;
+    default:
+      return luaL_error(L, "wrong number of arguments to 'insert'");
+  }
+  if (IsReadonly(L, 1)) return RaiseReadonly(L);
+  lua_rawseti(L, 1, pos);
+  return 0;
+}
+
+// ltablib.c foreach().
+int TableForeach(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  if (PushBacking(L, 1)) lua_replace(L, 1);
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    lua_pushvalue(L, 2);
+    lua_pushvalue(L, -3);
+    lua_pushvalue(L, -3);
+    lua_call(L, 2, 1);
+    if (!lua_isnil(L, -1)) return 1;
+    lua_pop(L, 2);
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+// The redis.* functions that need no server state (script_lua.c).
+// ---------------------------------------------------------------------------
+
+// luaPushErrorBuff(): "-CODE msg" keeps its code, "msg" gets "ERR"; the
+// message loses surrounding newlines. Pushes {err = "CODE msg"}.
+void PushErrorBuff(lua_State* L, std::string err_buffer) {
+  err_buffer = CString(err_buffer);
+  std::string code = "ERR";
+  std::string msg;
+  if (!err_buffer.empty() && err_buffer[0] == '-') {
+    const size_t space = err_buffer.find(' ');
+    if (space == std::string::npos) {
+      msg = err_buffer.substr(1);
+    } else {
+      code = err_buffer.substr(1, space - 1);
+      msg = err_buffer.substr(space + 1);
+    }
+  } else {
+    msg = std::move(err_buffer);
+  }
+  const std::string final_msg = code + " " + TrimNewlines(std::move(msg));
   lua_newtable(L);
   lua_pushstring(L, "err");
-  lua_pushlstring(L, err.data(), err.size());
+  lua_pushstring(L, final_msg.c_str());
   lua_settable(L, -3);
 }
+
+// luaPushError(): an error text of our own, without a code.
+void PushError(lua_State* L, const std::string& error) { PushErrorBuff(L, error); }
+
+// The error table of a refused or failed command also says that the error
+// statistics were already updated (script_lua.c luaRedisGenericCommand).
+void MarkIgnoreErrorStats(lua_State* L) {
+  lua_pushstring(L, "ignore_error_stats_update");
+  lua_pushboolean(L, 1);
+  lua_settable(L, -3);
+}
+
+// redis.pcall's sibling, the global pcall (luaRedisPcall): as Lua's, but an
+// error table {err=...} is returned as its message, as Redis 6 scripts saw.
+int RedisPcall(lua_State* L) {
+  const int argc = lua_gettop(L);
+  lua_pushboolean(L, 1);  // result place holder
+  lua_insert(L, 1);
+  if (argc == 0) {
+    // Redis calls lua_pcall(lua, -1, ...), which calls the place holder
+    // itself; Lua then fails with this message.
+    lua_settop(L, 0);
+    lua_pushboolean(L, 0);
+    lua_pushstring(L, "attempt to call a boolean value");
+    return 2;
+  }
+  if (lua_pcall(L, argc - 1, LUA_MULTRET, 0)) {
+    lua_remove(L, 1);
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "err");
+      if (lua_isstring(L, -1)) lua_replace(L, -2);
+    }
+    lua_pushboolean(L, 0);
+    lua_insert(L, 1);
+  }
+  return lua_gettop(L);
+}
+
+// redis.error_reply(): wrong arguments return (not raise) an error table.
+int ErrorReply(lua_State* L) {
+  if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+    PushError(L, "wrong number or type of arguments");
+    return 1;
+  }
+  std::string err = lua_tostring(L, -1);
+  if (err.empty() || err[0] != '-') err = "-" + err;
+  PushErrorBuff(L, std::move(err));
+  return 1;
+}
+
+// redis.status_reply() (luaRedisReturnSingleFieldTable).
+int StatusReply(lua_State* L) {
+  if (lua_gettop(L) != 1 || lua_type(L, -1) != LUA_TSTRING) {
+    PushError(L, "wrong number or type of arguments");
+    return 1;
+  }
+  lua_newtable(L);
+  lua_pushstring(L, "ok");
+  lua_pushvalue(L, -3);
+  lua_settable(L, -3);
+  return 1;
+}
+
+// redis.sha1hex(): a non-string argument hashes as "".
+int Sha1HexCommand(lua_State* L) {
+  if (lua_gettop(L) != 1) {
+    PushError(L, "wrong number of arguments");
+    return lua_error(L);
+  }
+  size_t len = 0;
+  const char* s = lua_tolstring(L, 1, &len);
+  const std::string digest = Sha1Hex(s == nullptr ? std::string_view() : std::string_view(s, len));
+  lua_pushstring(L, digest.c_str());
+  return 1;
+}
+
+// redis.log(): the arguments are checked as Redis does; nothing is logged.
+int LogCommand(lua_State* L) {
+  const int argc = lua_gettop(L);
+  if (argc < 2) {
+    PushError(L, "redis.log() requires two arguments or more.");
+    return lua_error(L);
+  }
+  if (!lua_isnumber(L, -argc)) {
+    PushError(L, "First argument must be a number (log level).");
+    return lua_error(L);
+  }
+  const int level = static_cast<int>(lua_tonumber(L, -argc));
+  if (level < 0 || level > 3) {  // LL_DEBUG .. LL_WARNING
+    PushError(L, "Invalid debug level.");
+    return lua_error(L);
+  }
+  return 0;
+}
+
+// redis.replicate_commands(): scripts always replicate their effects in 7.0.
+int ReplicateCommands(lua_State* L) {
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+// redis.breakpoint() and redis.debug(): no-ops outside a debugging session
+// (SCRIPT DEBUG is not modelled, so there never is one).
+int Breakpoint(lua_State* L) {
+  lua_pushboolean(L, 0);
+  return 1;
+}
+int DebugCommand(lua_State* L) { return 0; }
 
 LuaScripting* Self(lua_State* L) {
   return static_cast<LuaScripting*>(lua_touserdata(L, lua_upvalueindex(1)));
 }
 
+// Converts a Lua number to a reply integer as Redis's (long long) cast does
+// on x86-64: out of range and NaN become INT64_MIN (cvttsd2si).
+int64_t NumberToInteger(lua_Number n) {
+  if (!(n >= -9223372036854775808.0 && n < 9223372036854775808.0)) return INT64_MIN;
+  return static_cast<int64_t>(n);
+}
+
+// addReplyDouble() for a RESP2 client: a bulk string.
+std::string FormatDouble(double d) {
+  if (std::isinf(d)) return d > 0 ? "inf" : "-inf";
+  char buf[64];
+  const int n = std::snprintf(buf, sizeof(buf), "%.17g", d);
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+// The error handler of every script run (eval.c scriptingInit), byte for
+// byte: its line numbers show in some replies ("on @err_handler_def:10.").
+constexpr char kErrorHandlerDef[] =
+    "local dbg = debug\n"
+    "debug = nil\n"
+    "function __redis__err__handler(err)\n"
+    "  local i = dbg.getinfo(2,'nSl')\n"
+    "  if i and i.what == 'C' then\n"
+    "    i = dbg.getinfo(3,'nSl')\n"
+    "  end\n"
+    "  if type(err) ~= 'table' then\n"
+    "    err = {err='ERR ' .. tostring(err)}"
+    "  end"
+    "  if i then\n"
+    "    err['source'] = i.source\n"
+    "    err['line'] = i.currentline\n"
+    "  end"
+    "  return err\n"
+    "end\n";
+
+constexpr int64_t kLrand48Max = INT32_MAX;  // REDIS_LRAND48_MAX
+
 }  // namespace
 
+// ---------------------------------------------------------------------------
+// Lua state set-up (eval.c scriptingInit, script_lua.c luaRegisterRedisAPI).
+// ---------------------------------------------------------------------------
+
 LuaScripting::LuaScripting(VirtualRedis* server)
-    : server_(server), L_(luaL_newstate()) {
-  // The libraries Redis loads (scriptingInit): base, table, string, math.
-  const lua_CFunction libs[] = {luaopen_base, luaopen_table, luaopen_string,
-                                luaopen_math};
-  for (lua_CFunction open : libs) {
-    lua_pushcfunction(L_, open);
-    lua_call(L_, 0, 0);
+    : server_(server), rand48_(0x1234ABCD330Eull) {  // rand.c X2:X1:X0
+  Init();
+}
+
+LuaScripting::~LuaScripting() { Close(); }
+
+void LuaScripting::Close() {
+  if (L_ != nullptr) lua_close(L_);
+  L_ = nullptr;
+}
+
+void LuaScripting::Init() {
+  L_ = luaL_newstate();
+  lua_State* L = L_;
+  // luaLoadLibraries(): base, table, string, math, and debug for the error
+  // handler (removed right after). No package, os or io.
+  const struct {
+    const char* name;
+    lua_CFunction open;
+  } libs[] = {{"", luaopen_base},
+              {LUA_TABLIBNAME, luaopen_table},
+              {LUA_STRLIBNAME, luaopen_string},
+              {LUA_MATHLIBNAME, luaopen_math},
+              {LUA_DBLIBNAME, luaopen_debug}};
+  for (const auto& lib : libs) {
+    lua_pushcfunction(L, lib.open);
+    lua_pushstring(L, lib.name);
+    lua_call(L, 1, 0);
   }
-  lua_newtable(L_);
+  for (const char* name : {"dofile", "loadfile", "print", "getfenv", "setfenv", "newproxy"}) {
+    lua_pushnil(L);
+    lua_setglobal(L, name);
+  }
+  lua_register(L, "pcall", RedisPcall);
+  lua_register(L, "next", Next);
+  lua_pushcfunction(L, Next);
+  lua_pushcclosure(L, Pairs, 1);
+  lua_setglobal(L, "pairs");
+  lua_register(L, "rawget", RawGet);
+  lua_register(L, "rawset", RawSet);
+  lua_register(L, "getmetatable", GetMetatable);
+  lua_register(L, "setmetatable", SetMetatable);
+  lua_getglobal(L, LUA_TABLIBNAME);
+  lua_pushcfunction(L, TableInsert);
+  lua_setfield(L, -2, "insert");
+  lua_pushcfunction(L, TableForeach);
+  lua_setfield(L, -2, "foreach");
+  lua_pop(L, 1);
+
+  // The redis table. Not modelled, hence absent: setresp (RESP3 replies),
+  // set_repl (selective propagation), acl_check_cmd (ACLs).
+  lua_newtable(L);
   const struct {
     const char* name;
     lua_CFunction fn;
-  } api[] = {{"call", &LuaScripting::Call},
-             {"pcall", &LuaScripting::PCall},
-             {"error_reply", &LuaScripting::ErrorReply},
-             {"status_reply", &LuaScripting::StatusReply}};
+    bool needs_self;
+  } api[] = {{"call", &LuaScripting::Call, true},
+             {"pcall", &LuaScripting::PCall, true},
+             {"log", LogCommand, false},
+             {"sha1hex", Sha1HexCommand, false},
+             {"error_reply", ErrorReply, false},
+             {"status_reply", StatusReply, false},
+             {"replicate_commands", ReplicateCommands, false},
+             {"breakpoint", Breakpoint, false},
+             {"debug", DebugCommand, false}};
   for (const auto& f : api) {
-    lua_pushstring(L_, f.name);
-    lua_pushlightuserdata(L_, this);
-    lua_pushcclosure(L_, f.fn, 1);
-    lua_settable(L_, -3);
+    if (f.needs_self) {
+      lua_pushlightuserdata(L, this);
+      lua_pushcclosure(L, f.fn, 1);
+    } else {
+      lua_pushcfunction(L, f.fn);
+    }
+    lua_setfield(L, -2, f.name);
   }
-  lua_setglobal(L_, "redis");
-}
-
-LuaScripting::~LuaScripting() { lua_close(L_); }
-
-int LuaScripting::Call(lua_State* L) { return Self(L)->CallImpl(L, false); }
-int LuaScripting::PCall(lua_State* L) { return Self(L)->CallImpl(L, true); }
-
-int LuaScripting::ErrorReply(lua_State* L) {
-  if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) {
-    return luaL_error(L, "wrong number or type of arguments");
+  const struct {
+    const char* name;
+    lua_Number value;
+  } constants[] = {{"LOG_DEBUG", 0},  {"LOG_VERBOSE", 1},  {"LOG_NOTICE", 2},
+                   {"LOG_WARNING", 3}, {"REPL_NONE", 0},   {"REPL_AOF", 1},
+                   {"REPL_SLAVE", 2},  {"REPL_REPLICA", 2}, {"REPL_ALL", 3},
+                   {"REDIS_VERSION_NUM", 0x07000f}};
+  for (const auto& c : constants) {
+    lua_pushnumber(L, c.value);
+    lua_setfield(L, -2, c.name);
   }
-  PushErrorTable(L, NormalizeError(lua_tostring(L, 1)));
-  return 1;
-}
+  lua_pushstring(L, "7.0.15");
+  lua_setfield(L, -2, "REDIS_VERSION");
+  lua_setglobal(L, "redis");
 
-int LuaScripting::StatusReply(lua_State* L) {
-  if (lua_gettop(L) != 1 || lua_type(L, 1) != LUA_TSTRING) {
-    return luaL_error(L, "wrong number or type of arguments");
+  // math.random / math.randomseed on Redis's PRNG.
+  lua_getglobal(L, LUA_MATHLIBNAME);
+  lua_pushlightuserdata(L, this);
+  lua_pushcclosure(L, &LuaScripting::MathRandom, 1);
+  lua_setfield(L, -2, "random");
+  lua_pushlightuserdata(L, this);
+  lua_pushcclosure(L, &LuaScripting::MathRandomSeed, 1);
+  lua_setfield(L, -2, "randomseed");
+  lua_pop(L, 1);
+
+  luaL_loadbuffer(L, kErrorHandlerDef, sizeof(kErrorHandlerDef) - 1, "@err_handler_def");
+  lua_call(L, 0, 0);
+  lua_getglobal(L, "__redis__err__handler");
+  handler_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
+
+  // The registry maps behind read-only proxies.
+  for (const char* key : {kBackingKey, kProxyKey, kApparentMetatableKey}) {
+    lua_pushlightuserdata(L, const_cast<char*>(key));
+    lua_newtable(L);
+    lua_rawset(L, LUA_REGISTRYINDEX);
   }
+
+  // Lock the globals: reading an undefined one is an error
+  // (luaSetErrorMetatable), and every reachable table is read-only.
+  lua_pushvalue(L, LUA_GLOBALSINDEX);
+  lua_pushvalue(L, -1);
+  globals_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_newtable(L);
-  lua_pushstring(L, "ok");
-  lua_pushvalue(L, 1);
-  lua_settable(L, -3);
-  return 1;
+  lua_pushcfunction(L, ProtectedTableError);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, -2);
+  Protect(L, -1);  // globals, proxy
+  // The strings' metatable is protected too (its __index is `string`).
+  lua_pushstring(L, "");
+  lua_getmetatable(L, -1);
+  Protect(L, -1);
+  lua_pop(L, 3);
+  // From now on code sees the proxy as its globals (chunks, coroutines).
+  lua_replace(L, LUA_GLOBALSINDEX);
+  lua_pop(L, 1);
 }
 
-// redis.call / redis.pcall (script_lua.c luaRedisGenericCommand).
-int LuaScripting::CallImpl(lua_State* L, bool protected_call) {
-  const int argc = lua_gettop(L);
-  std::string error;
-  Reply reply;
-  if (argc == 0) {
-    error = "ERR Please specify at least one argument for this redis lib call";
-  } else {
-    Command argv;
-    argv.reserve(argc);
-    for (int i = 1; i <= argc && error.empty(); ++i) {
-      const int t = lua_type(L, i);
-      if (t != LUA_TSTRING && t != LUA_TNUMBER) {
-        error = "ERR Lua redis lib command arguments must be strings or integers";
-        break;
-      }
-      size_t len;
-      const char* s = lua_tolstring(L, i, &len);
-      argv.emplace_back(s, len);
-    }
-    if (error.empty()) {
-      reply = server_->Dispatch(argv, /*from_script=*/true);
-      if (reply.IsError() && !protected_call) error = reply.str;
-    }
-  }
-  if (!error.empty()) {
-    if (protected_call) {
-      PushErrorTable(L, error);
-      return 1;
-    }
-    PushErrorTable(L, error);
-    return lua_error(L);  // raises the {err=...} table, as Redis 7 does
-  }
-  PushReply(reply);
-  return 1;
-}
+// ---------------------------------------------------------------------------
+// Compiling and caching (eval.c luaCreateFunction).
+// ---------------------------------------------------------------------------
 
-// redisProtocolToLuaType(): integer -> number, bulk -> string, nil -> false,
-// status -> {ok=...}, error -> {err=...}, array -> table.
-void LuaScripting::PushReply(const Reply& r) {
-  switch (r.type) {
-    case Reply::Type::kInteger:
-      lua_pushnumber(L_, static_cast<lua_Number>(r.integer));
-      break;
-    case Reply::Type::kString:
-      lua_pushlstring(L_, r.str.data(), r.str.size());
-      break;
-    case Reply::Type::kNil:
-      lua_pushboolean(L_, 0);
-      break;
-    case Reply::Type::kStatus:
-      lua_newtable(L_);
-      lua_pushstring(L_, "ok");
-      lua_pushlstring(L_, r.str.data(), r.str.size());
-      lua_settable(L_, -3);
-      break;
-    case Reply::Type::kError:
-      PushErrorTable(L_, r.str);
-      break;
-    case Reply::Type::kArray:
-      lua_newtable(L_);
-      for (size_t i = 0; i < r.elements.size(); ++i) {
-        lua_pushnumber(L_, static_cast<lua_Number>(i + 1));
-        PushReply(r.elements[i]);
-        lua_settable(L_, -3);
-      }
-      break;
-  }
-}
+bool LuaScripting::CreateFunction(const std::string& body, std::string* sha, Reply* error) {
+  *sha = Sha1Hex(body);
+  if (scripts_.count(*sha) != 0) return true;
 
-// luaReplyToRedisReply(): string -> bulk, true -> 1, false -> nil, number ->
-// integer (truncated), {err=} -> error, {ok=} -> status, other table -> array
-// up to the first nil. Pops the value.
-Reply LuaScripting::PopReply() {
-  Reply out;
-  switch (lua_type(L_, -1)) {
-    case LUA_TSTRING: {
-      size_t len;
-      const char* s = lua_tolstring(L_, -1, &len);
-      out = Reply::String(std::string(s, len));
-      break;
+  // evalExtractShebangFlags(): "#!lua [flags=a,b]" on the first line.
+  unsigned flags = kEvalCompatMode;
+  size_t shebang_len = 0;
+  if (body.compare(0, 2, "#!") == 0) {
+    const size_t end = CString(body).find('\n');
+    if (end == std::string::npos) {
+      *error = Reply::Error("ERR Invalid script shebang");
+      return false;
     }
-    case LUA_TBOOLEAN:
-      out = lua_toboolean(L_, -1) ? Reply::Integer(1) : Reply::Nil();
-      break;
-    case LUA_TNUMBER:
-      out = Reply::Integer(static_cast<int64_t>(lua_tonumber(L_, -1)));
-      break;
-    case LUA_TTABLE: {
-      lua_pushstring(L_, "err");
-      lua_gettable(L_, -2);
-      if (lua_type(L_, -1) == LUA_TSTRING) {
-        out = Reply::Error(lua_tostring(L_, -1));
-        lua_pop(L_, 1);
-        break;
+    shebang_len = end;
+    std::vector<std::string> parts;
+    if (!SplitArgs(body.substr(0, end), &parts) || parts.empty()) {
+      *error = Reply::Error("ERR Invalid engine in script shebang");
+      return false;
+    }
+    if (CString(parts[0]) != "#!lua") {
+      *error = ErrorReplySds("Unexpected engine in script shebang: " + CString(parts[0]));
+      return false;
+    }
+    flags &= ~kEvalCompatMode;
+    static constexpr std::pair<std::string_view, unsigned> kFlagNames[] = {
+        {"no-writes", kNoWrites},   {"allow-oom", kAllowOom},
+        {"allow-stale", kAllowStale}, {"no-cluster", kNoCluster},
+        {"allow-cross-slot-keys", kAllowCrossSlotKeys}};
+    for (size_t j = 1; j < parts.size(); ++j) {
+      if (parts[j].compare(0, 6, "flags=") != 0) {
+        *error = ErrorReplySds("Unknown lua shebang option: " + CString(parts[j]));
+        return false;
       }
-      lua_pop(L_, 1);
-      lua_pushstring(L_, "ok");
-      lua_gettable(L_, -2);
-      if (lua_type(L_, -1) == LUA_TSTRING) {
-        out = Reply::Status(lua_tostring(L_, -1));
-        lua_pop(L_, 1);
-        break;
-      }
-      lua_pop(L_, 1);
-      std::vector<Reply> elements;
-      for (int j = 1;; ++j) {
-        lua_pushnumber(L_, j);
-        lua_gettable(L_, -2);
-        if (lua_isnil(L_, -1)) {
-          lua_pop(L_, 1);
-          break;
+      // sdssplitlen(",") of the rest: an empty rest has no elements.
+      const std::string list = parts[j].substr(6);
+      for (size_t start = 0; !list.empty() && start <= list.size();) {
+        size_t comma = list.find(',', start);
+        if (comma == std::string::npos) comma = list.size();
+        const std::string name = CString(list.substr(start, comma - start));
+        unsigned flag = 0;
+        for (const auto& [flag_name, value] : kFlagNames) {
+          if (name == flag_name) flag = value;
         }
-        elements.push_back(PopReply());
+        if (flag == 0) {
+          *error = ErrorReplySds("Unexpected flag in script shebang: " + name);
+          return false;
+        }
+        flags |= flag;
+        start = comma + 1;
       }
-      out = Reply::Array(std::move(elements));
-      break;
     }
-    default:
-      out = Reply::Nil();
   }
-  lua_pop(L_, 1);
-  return out;
+
+  // The shebang line is skipped but its line feed kept, so that line
+  // numbers in errors are the user's.
+  if (luaL_loadbuffer(L_, body.data() + shebang_len, body.size() - shebang_len,
+                      "@user_script") != 0) {
+    *error = ErrorReplyFormat(std::string("Error compiling script (new function): ") +
+                              lua_tostring(L_, -1));
+    lua_pop(L_, 1);
+    return false;
+  }
+  lua_setfield(L_, LUA_REGISTRYINDEX, ("f_" + *sha).c_str());
+  scripts_[*sha] = CachedScript{body, flags};
+  return true;
 }
 
-// EVAL (eval.c evalGenericCommand).
-Reply LuaScripting::Eval(const Command& argv) {
+// ---------------------------------------------------------------------------
+// EVAL and friends (eval.c evalGenericCommand, script.c scriptPrepareForRun,
+// script_lua.c luaCallFunction).
+// ---------------------------------------------------------------------------
+
+Reply LuaScripting::Eval(const Command& argv, bool by_sha, bool read_only) {
+  // evalShaCommand(): a sha1 of the wrong length cannot match, whatever
+  // the other arguments.
+  if (by_sha && argv[1].size() != 40) return NoScriptError();
   int64_t numkeys;
-  if (!StringToInt64(argv[2], &numkeys)) {
-    return Reply::Error(std::string(kNotIntegerErr));
-  }
+  if (!StringToInt64(argv[2], &numkeys)) return Reply::Error(std::string(kNotIntegerErr));
   const int64_t available = static_cast<int64_t>(argv.size()) - 3;
   if (numkeys > available) {
     return Reply::Error("ERR Number of keys can't be greater than number of args");
   }
   if (numkeys < 0) return Reply::Error("ERR Number of keys can't be negative");
 
-  const std::string& body = argv[1];
-  auto it = compiled_.find(body);
-  if (it == compiled_.end()) {
-    if (luaL_loadbuffer(L_, body.data(), body.size(), "@user_script") != 0) {
-      std::string msg = lua_tostring(L_, -1);
-      lua_pop(L_, 1);
-      return Reply::Error("ERR Error compiling script (new function): " + msg);
-    }
-    it = compiled_.emplace(body, luaL_ref(L_, LUA_REGISTRYINDEX)).first;
+  std::string sha;
+  if (by_sha) {
+    sha = ToLower(argv[1]);
+    if (scripts_.count(sha) == 0) return NoScriptError();
+  } else {
+    Reply error;
+    if (!CreateFunction(argv[1], &sha, &error)) return error;
   }
+  const unsigned flags = scripts_[sha].flags;
 
-  auto set_array = [&](const char* name, size_t from, size_t count) {
-    lua_newtable(L_);
-    for (size_t i = 0; i < count; ++i) {
-      lua_pushnumber(L_, static_cast<lua_Number>(i + 1));
-      lua_pushlstring(L_, argv[from + i].data(), argv[from + i].size());
-      lua_settable(L_, -3);
+  // scriptPrepareForRun(): a script declaring its flags (a shebang) may
+  // write unless it says no-writes; such a script is refused up front
+  // where writes are impossible.
+  if (!(flags & kEvalCompatMode) && !(flags & kNoWrites)) {
+    if (server_->replica_ && !server_->loading_) {
+      return Reply::Error("READONLY Can not run script with write flag on readonly replica");
     }
-    lua_setglobal(L_, name);
+    if (read_only) {
+      return Reply::Error("ERR Can not execute a script with write flag using *_ro command.");
+    }
+  }
+  read_only_run_ = read_only || (!(flags & kEvalCompatMode) && (flags & kNoWrites));
+
+  lua_State* L = L_;
+  lua_checkstack(L, 8);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, handler_ref_);
+  lua_getfield(L, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+  // KEYS and ARGV are globals of the run (luaCreateArray, set behind the
+  // read-only protection).
+  lua_rawgeti(L, LUA_REGISTRYINDEX, globals_ref_);
+  auto set_array = [&](const char* name, size_t from, size_t count) {
+    lua_pushstring(L, name);
+    lua_createtable(L, static_cast<int>(count), 0);
+    for (size_t i = 0; i < count; ++i) {
+      lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
+      lua_rawseti(L, -2, static_cast<int>(i + 1));
+    }
+    lua_rawset(L, -3);
   };
   set_array("KEYS", 3, static_cast<size_t>(numkeys));
-  set_array("ARGV", 3 + numkeys, static_cast<size_t>(available - numkeys));
+  set_array("ARGV", 3 + static_cast<size_t>(numkeys), static_cast<size_t>(available - numkeys));
+  lua_pop(L, 1);
 
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, it->second);
   // Time is frozen for the whole script (server_->now_ms_ does not move),
   // and its write effects reach replicas together (FlushEffects).
   const bool outer_script = server_->in_script_;
   server_->in_script_ = true;
   ++server_->effects_depth_;
-  const int status = lua_pcall(L_, 0, 1, 0);
+  const int status = lua_pcall(L, 0, 1, -2);
   --server_->effects_depth_;
   server_->in_script_ = outer_script;
   server_->FlushEffects();
-  if (status != 0) {
-    // TODO(issue 3): Redis appends " script: <sha1>, on @user_script:<line>."
-    Reply err;
-    if (lua_istable(L_, -1)) {
-      lua_pushstring(L_, "err");
-      lua_gettable(L_, -2);
-      err = Reply::Error(lua_isstring(L_, -1) ? lua_tostring(L_, -1)
-                                              : "ERR unknown error");
-      lua_pop(L_, 2);
-    } else {
-      err = Reply::Error(std::string("ERR ") +
-                         (lua_isstring(L_, -1) ? lua_tostring(L_, -1)
-                                               : "unknown error"));
-      lua_pop(L_, 1);
+  read_only_run_ = false;
+
+  Reply reply;
+  if (status == 0) {
+    reply = PopReply();
+  } else if (!lua_istable(L, -1)) {
+    // Only when the error handler itself failed for good.
+    const char* msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
+    reply = ErrorReplyFormat("Error running script " + sha + ", " +
+                             std::string(msg).substr(0, 100));
+    lua_pop(L, 1);
+  } else {
+    // luaExtractErrorInformation(): {err=, source=, line=} from the handler.
+    auto field = [&](const char* name, std::string* out) {
+      lua_getfield(L, -1, name);
+      const bool present = lua_isstring(L, -1);
+      if (present) *out = lua_tostring(L, -1);
+      lua_pop(L, 1);
+      return present;
+    };
+    std::string msg, source, line;
+    if (!field("err", &msg)) {
+      // redis-server 7.0.15 crashes here (sdscatfmt of a NULL message),
+      // e.g. on error({}); an error reply is the closest sane outcome.
+      msg = "ERR the script raised an error object without an 'err' field";
     }
-    return err;
+    std::string text = "-" + msg;
+    if (field("source", &source) && field("line", &line)) {
+      text += " script: " + sha + ", on " + source + ":" + line + ".";
+    }
+    reply = ErrorReplySds(text);
+    lua_pop(L, 1);
   }
-  return PopReply();
+  lua_pop(L, 1);  // the error handler
+  return reply;
 }
 
-Reply VirtualRedis::EvalCommand(const Command& argv) { return lua_->Eval(argv); }
+// ---------------------------------------------------------------------------
+// SCRIPT (eval.c scriptCommand). Redis 7.0 resolves SCRIPT's subcommands in
+// processCommand(), with their own arity; the command table here has no
+// subcommands, so that resolution is done here with the same wording.
+// ---------------------------------------------------------------------------
+
+Reply LuaScripting::Script(const Command& argv) {
+  static constexpr std::pair<std::string_view, int> kSubcommands[] = {
+      {"debug", 3}, {"exists", -3}, {"flush", -2}, {"help", 2}, {"kill", 2}, {"load", 3}};
+  const std::string sub = ToLower(argv[1]);
+  int arity = 0;
+  for (const auto& [name, a] : kSubcommands) {
+    if (sub == name) arity = a;
+  }
+  if (arity == 0) {
+    return ErrorReplyFormat("unknown subcommand '" + CString(argv[1]).substr(0, 128) +
+                            "'. Try " + ToUpper(argv[0]) + " HELP.");
+  }
+  const int argc = static_cast<int>(argv.size());
+  if ((arity > 0 && argc != arity) || argc < -arity) {
+    return Reply::Error("ERR wrong number of arguments for 'script|" + sub + "' command");
+  }
+
+  if (sub == "help") {
+    std::vector<Reply> lines;
+    for (const char* line : {
+             "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+             "DEBUG (YES|SYNC|NO)",
+             "    Set the debug mode for subsequent scripts executed.",
+             "EXISTS <sha1> [<sha1> ...]",
+             "    Return information about the existence of the scripts in the script cache.",
+             "FLUSH [ASYNC|SYNC]",
+             "    Flush the Lua scripts cache. Very dangerous on replicas.",
+             "    When called without the optional mode argument, the behavior is determined by"
+             " the",
+             "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+             "    * ASYNC: Asynchronously flush the scripts cache.",
+             "    * SYNC: Synchronously flush the scripts cache.",
+             "KILL",
+             "    Kill the currently executing Lua script.",
+             "LOAD <script>",
+             "    Load a script into the scripts cache without executing it.",
+             "HELP",
+             "    Prints this help."}) {
+      lines.push_back(Reply::Status(line));
+    }
+    return Reply::Array(std::move(lines));
+  }
+  if (sub == "flush") {
+    if (argc == 3 && !IsKeyword(argv[2], "SYNC") && !IsKeyword(argv[2], "ASYNC")) {
+      return Reply::Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+    }
+    if (argc > 3) return Reply::Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+    // scriptingReset(): a new Lua state and an empty cache. The PRNG is a
+    // process global in Redis and keeps its state.
+    scripts_.clear();
+    Close();
+    Init();
+    return Reply::Ok();
+  }
+  if (sub == "exists") {
+    // The cache's dict compares sha1s case-insensitively.
+    std::vector<Reply> found;
+    for (size_t j = 2; j < argv.size(); ++j) {
+      found.push_back(Reply::Integer(scripts_.count(ToLower(argv[j])) != 0 ? 1 : 0));
+    }
+    return Reply::Array(std::move(found));
+  }
+  if (sub == "load") {
+    std::string sha;
+    Reply error;
+    if (!CreateFunction(argv[2], &sha, &error)) return error;
+    return Reply::String(sha);
+  }
+  if (sub == "kill") {
+    // Scripts run to completion inside one command here: none is ever
+    // running when another command arrives.
+    return Reply::Error("NOTBUSY No scripts in execution right now.");
+  }
+  // SCRIPT DEBUG starts Redis's interactive Lua debugger: not modelled.
+  return Reply::Error("ERR SCRIPT DEBUG is not supported by the virtual Redis");
+}
+
+// ---------------------------------------------------------------------------
+// redis.call / redis.pcall (script_lua.c luaRedisGenericCommand, script.c
+// scriptCall).
+// ---------------------------------------------------------------------------
+
+int LuaScripting::Call(lua_State* L) { return Self(L)->GenericCommand(L, true); }
+int LuaScripting::PCall(lua_State* L) { return Self(L)->GenericCommand(L, false); }
+
+int LuaScripting::GenericCommand(lua_State* L, bool raise_error) {
+  // luaArgsToRedisArgv(): strings as they are, numbers as "%.17g" (Lua's
+  // own conversion would lose precision), anything else is refused.
+  const int argc = lua_gettop(L);
+  if (argc == 0) {
+    PushError(L, "Please specify at least one argument for this redis lib call");
+    return raise_error ? lua_error(L) : 1;
+  }
+  Command argv;
+  argv.reserve(static_cast<size_t>(argc));
+  for (int j = 1; j <= argc; ++j) {
+    if (lua_type(L, j) == LUA_TNUMBER) {
+      char buf[64];
+      const double number = lua_tonumber(L, j);
+      const int n = std::snprintf(buf, sizeof(buf), "%.17g", number);
+      argv.emplace_back(buf, static_cast<size_t>(n));
+    } else {
+      size_t len;
+      const char* s = lua_tolstring(L, j, &len);
+      if (s == nullptr) break;
+      argv.emplace_back(s, len);
+    }
+  }
+  lua_pop(L, argc);
+  if (static_cast<int>(argv.size()) != argc) {
+    PushError(L, "Lua redis lib command arguments must be strings or integers");
+    return raise_error ? lua_error(L) : 1;
+  }
+
+  // scriptVerifyWriteCommandAllow(): a read-only script (EVAL_RO, or a
+  // "no-writes" shebang) may not call a write command. It is checked after
+  // the command's existence, arity and script permission.
+  const VirtualRedis::CommandSpec* spec = VirtualRedis::Lookup(argv[0]);
+  Reply reply;
+  if (read_only_run_ && spec != nullptr && (spec->flags & VirtualRedis::kWrite) &&
+      !(spec->flags & VirtualRedis::kNoScript) &&
+      !((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity)) {
+    reply = Reply::Error("ERR Write commands are not allowed from read-only scripts.");
+  } else {
+    reply = server_->Dispatch(argv, /*from_script=*/true);
+  }
+  PushReply(L, reply);  // L: the running coroutine's stack, not L_'s
+  if (reply.IsError() && raise_error) return lua_error(L);
+  return 1;
+}
+
+// redisProtocolToLuaType() for a RESP2 reply: integer -> number, bulk ->
+// string, nil -> false, status -> {ok=}, error -> {err=} (re-parsed by
+// luaPushErrorBuff, marked as already counted), array -> table.
+void LuaScripting::PushReply(lua_State* L, const Reply& r) {
+  lua_checkstack(L, 3);
+  switch (r.type) {
+    case Reply::Type::kInteger:
+      lua_pushnumber(L, static_cast<lua_Number>(r.integer));
+      break;
+    case Reply::Type::kString:
+      lua_pushlstring(L, r.str.data(), r.str.size());
+      break;
+    case Reply::Type::kNil:
+      lua_pushboolean(L, 0);
+      break;
+    case Reply::Type::kStatus:
+      lua_newtable(L);
+      lua_pushstring(L, "ok");
+      lua_pushlstring(L, r.str.data(), r.str.size());
+      lua_settable(L, -3);
+      break;
+    case Reply::Type::kError:
+      PushErrorBuff(L, "-" + r.str);
+      MarkIgnoreErrorStats(L);
+      break;
+    case Reply::Type::kArray:
+      lua_newtable(L);
+      for (size_t i = 0; i < r.elements.size(); ++i) {
+        lua_pushnumber(L, static_cast<lua_Number>(i + 1));
+        PushReply(L, r.elements[i]);
+        lua_settable(L, -3);
+      }
+      break;
+  }
+}
+
+// luaReplyToRedisReply(), for a RESP2 client and the script client in RESP2:
+// string -> bulk, true -> 1, false -> nil, number -> integer (truncated),
+// table: {err=} -> error, {ok=} -> status, {double=}, {big_number=},
+// {verbatim_string=} -> bulk, {map=} -> flat array of pairs, {set=} ->
+// array of members, otherwise an array up to the first nil; anything else
+// (nil, functions, coroutines) -> nil. Fields are read raw.
+//
+// Redis recurses into nested tables; this walks them with an explicit stack
+// of open containers instead (a self-referencing table nests ~8000 deep
+// before Lua's stack limit, too deep for C++ frames under sanitizers). The
+// Lua stack holds exactly what Redis's recursion holds, so lua_checkstack
+// fails at the same depth and "reached lua stack limit" lands in the same
+// place.
+Reply LuaScripting::PopReply() {
+  lua_State* L = L_;
+  std::vector<OpenContainer> open;
+  Reply result;
+  bool finished = false;
+  auto deliver = [&](Reply r) {
+    if (open.empty()) {
+      result = std::move(r);
+      finished = true;
+    } else {
+      open.back().elements.push_back(std::move(r));
+    }
+  };
+  // Converts the value at the top: a leaf is delivered (and popped), a
+  // container stays on the Lua stack and is opened.
+  auto convert = [&]() {
+    Reply leaf;
+    OpenContainer::Kind kind;
+    if (ConvertTop(&leaf, &kind)) {
+      deliver(std::move(leaf));
+    } else {
+      open.push_back(OpenContainer{kind, {}, 1, false});
+    }
+  };
+  auto close = [&]() {
+    Reply array = Reply::Array(std::move(open.back().elements));
+    open.pop_back();
+    deliver(std::move(array));
+  };
+
+  convert();
+  while (!finished) {
+    OpenContainer& c = open.back();  // invalidated by convert(): not used after it
+    switch (c.kind) {
+      case OpenContainer::kArray:  // Lua stack: table
+        lua_pushnumber(L, c.next++);
+        lua_rawget(L, -2);
+        if (lua_isnil(L, -1)) {
+          lua_pop(L, 2);
+          close();
+        } else {
+          convert();
+        }
+        break;
+      case OpenContainer::kMap:  // table, map, key [, value]
+        if (c.value_pending) {
+          c.value_pending = false;
+          convert();  // the value
+        } else if (!lua_next(L, -2)) {
+          lua_pop(L, 2);
+          close();
+        } else {
+          lua_pushvalue(L, -2);
+          c.value_pending = true;
+          convert();  // a copy of the key
+        }
+        break;
+      case OpenContainer::kSet:  // table, set, key
+        if (!lua_next(L, -2)) {
+          lua_pop(L, 2);
+          close();
+        } else {
+          lua_pop(L, 1);  // the boolean value
+          lua_pushvalue(L, -1);
+          convert();  // a copy of the member
+        }
+        break;
+    }
+  }
+  return result;
+}
+
+bool LuaScripting::ConvertTop(Reply* leaf, OpenContainer::Kind* kind) {
+  lua_State* L = L_;
+  if (!lua_checkstack(L, 4)) {
+    lua_pop(L, 1);
+    *leaf = Reply::Error("ERR reached lua stack limit");
+    return true;
+  }
+  switch (lua_type(L, -1)) {
+    case LUA_TSTRING: {
+      size_t len;
+      const char* s = lua_tolstring(L, -1, &len);
+      *leaf = Reply::String(std::string(s, len));
+      break;
+    }
+    case LUA_TBOOLEAN:
+      *leaf = lua_toboolean(L, -1) ? Reply::Integer(1) : Reply::Nil();
+      break;
+    case LUA_TNUMBER:
+      *leaf = Reply::Integer(NumberToInteger(lua_tonumber(L, -1)));
+      break;
+    case LUA_TTABLE: {
+      auto raw_field = [&](const char* name) {
+        lua_pushstring(L, name);
+        lua_rawget(L, -2);
+        return lua_type(L, -1);
+      };
+      if (raw_field("err") == LUA_TSTRING) {
+        lua_pop(L, 1);
+        lua_getfield(L, -1, "err");
+        const std::string msg = lua_tostring(L, -1);
+        lua_pop(L, 1);
+        *leaf = ErrorReplyFormat("-" + msg);
+        break;
+      }
+      lua_pop(L, 1);
+      if (raw_field("ok") == LUA_TSTRING) {
+        *leaf = Reply::Status(MapNewlines(lua_tostring(L, -1)));
+        lua_pop(L, 1);
+        break;
+      }
+      lua_pop(L, 1);
+      if (raw_field("double") == LUA_TNUMBER) {
+        *leaf = Reply::String(FormatDouble(lua_tonumber(L, -1)));
+        lua_pop(L, 1);
+        break;
+      }
+      lua_pop(L, 1);
+      if (raw_field("big_number") == LUA_TSTRING) {
+        size_t len;
+        const char* s = lua_tolstring(L, -1, &len);
+        *leaf = Reply::String(MapNewlines(std::string(s, len)));
+        lua_pop(L, 1);
+        break;
+      }
+      lua_pop(L, 1);
+      if (raw_field("verbatim_string") == LUA_TTABLE) {
+        lua_pushstring(L, "format");
+        lua_rawget(L, -2);
+        if (lua_type(L, -1) == LUA_TSTRING) {
+          lua_pushstring(L, "string");
+          lua_rawget(L, -3);
+          if (lua_type(L, -1) == LUA_TSTRING) {
+            size_t len;
+            const char* s = lua_tolstring(L, -1, &len);
+            *leaf = Reply::String(std::string(s, len));
+            lua_pop(L, 3);
+            break;
+          }
+          lua_pop(L, 1);
+        }
+        lua_pop(L, 1);
+      }
+      lua_pop(L, 1);
+      if (raw_field("map") == LUA_TTABLE) {
+        lua_pushnil(L);  // table, map, nil: ready for lua_next
+        *kind = OpenContainer::kMap;
+        return false;
+      }
+      lua_pop(L, 1);
+      if (raw_field("set") == LUA_TTABLE) {
+        lua_pushnil(L);
+        *kind = OpenContainer::kSet;
+        return false;
+      }
+      lua_pop(L, 1);
+      *kind = OpenContainer::kArray;
+      return false;
+    }
+    default:
+      *leaf = Reply::Nil();
+  }
+  lua_pop(L, 1);
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// math.random / math.randomseed (script_lua.c redis_math_random): Lua 5.1's
+// math_random with rand() replaced by redisLrand48().
+// ---------------------------------------------------------------------------
+
+int32_t LuaScripting::Lrand48() {
+  constexpr uint64_t kMask = (uint64_t{1} << 48) - 1;
+  rand48_ = (0x5DEECE66Dull * rand48_ + 0xB) & kMask;
+  return static_cast<int32_t>(rand48_ >> 17);
+}
+
+void LuaScripting::Srand48(int32_t seed) {
+  rand48_ = (uint64_t{static_cast<uint32_t>(seed)} << 16) | 0x330E;
+}
+
+int LuaScripting::MathRandom(lua_State* L) {
+  LuaScripting* self = Self(L);
+  // The number is drawn before the arguments are checked, as in Redis.
+  const lua_Number r = static_cast<lua_Number>(self->Lrand48() % kLrand48Max) /
+                       static_cast<lua_Number>(kLrand48Max);
+  switch (lua_gettop(L)) {
+    case 0:
+      lua_pushnumber(L, r);
+      break;
+    case 1: {
+      const int u = luaL_checkint(L, 1);
+      luaL_argcheck(L, 1 <= u, 1, "interval is empty");
+      lua_pushnumber(L, std::floor(r * u) + 1);
+      break;
+    }
+    case 2: {
+      const int l = luaL_checkint(L, 1);
+      const int u = luaL_checkint(L, 2);
+      luaL_argcheck(L, l <= u, 2, "interval is empty");
+      lua_pushnumber(L, std::floor(r * (u - l + 1)) + l);
+      break;
+    }
+    default:
+      return luaL_error(L, "wrong number of arguments");
+  }
+  return 1;
+}
+
+int LuaScripting::MathRandomSeed(lua_State* L) {
+  Self(L)->Srand48(luaL_checkint(L, 1));
+  return 0;
+}
+
+// ---------------------------------------------------------------------------
+// The command handlers.
+// ---------------------------------------------------------------------------
+
+Reply VirtualRedis::EvalCommand(const Command& argv) { return lua_->Eval(argv, false, false); }
+Reply VirtualRedis::EvalShaCommand(const Command& argv) { return lua_->Eval(argv, true, false); }
+Reply VirtualRedis::EvalRoCommand(const Command& argv) { return lua_->Eval(argv, false, true); }
+Reply VirtualRedis::EvalShaRoCommand(const Command& argv) { return lua_->Eval(argv, true, true); }
+Reply VirtualRedis::ScriptCommand(const Command& argv) { return lua_->Script(argv); }
 
 }  // namespace locksim

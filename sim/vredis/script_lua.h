@@ -1,17 +1,43 @@
-// EVAL with a real Lua 5.1 interpreter (the version Redis embeds), as redis
-// eval.c and script_lua.c: KEYS and ARGV, redis.call / redis.pcall /
-// redis.error_reply / redis.status_reply, and Redis's conversions between
-// Lua values and replies. Time is frozen for the whole script: every
-// redis.call sees the node clock reading of the EVAL itself ("in the context
-// of scripts, where we pretend that time freezes").
+// Scripting as Redis 7.0 does it (eval.c, script.c, script_lua.c): EVAL,
+// EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT, run by a real Lua 5.1 (the
+// version Redis embeds) inside Redis's sandbox, with Redis's redis.* API and
+// its conversions between Lua values and replies.
 //
-// Lua is the Debian C++ build (liblua5.1-c++), so a Lua error unwinds C++
-// frames as an exception instead of a longjmp over destructors.
+// - Scripts are cached by the SHA-1 of their body; EVAL caches too, so
+//   EVALSHA works after it. SCRIPT FLUSH drops the cache and the whole Lua
+//   state, as scriptingReset().
+// - The sandbox of redis-server 7.0.15 (Debian 12): only the base, table,
+//   string and math libraries; no loadfile, dofile, print, getfenv, setfenv,
+//   newproxy, os, io, package or require. Every table reachable from the
+//   globals is read-only (writes fail with "Attempt to modify a readonly
+//   table") and reading an undefined global fails with "Script attempted to
+//   access nonexistent global variable". redis-server does this with a
+//   patched Lua (lua_enablereadonlytable); the Debian interpreter we link
+//   has no such patch, so each protected table is replaced by an empty proxy
+//   whose metatable reads through to it and refuses writes, and the few base
+//   functions that bypass metatables (rawset, rawget, next, pairs,
+//   getmetatable, setmetatable, table.insert, table.foreach) are replaced by
+//   versions that see through proxies. Redis's bit, cjson, struct and
+//   cmsgpack libraries are not loaded: Debian packages none of them for Lua
+//   5.1 among our dependencies.
+// - math.random and math.randomseed use Redis's own 48-bit PRNG
+//   (rand.c redisLrand48). In 7.0 it is seeded once when the server starts
+//   and never reseeded per script, so successive scripts continue one
+//   sequence, across SCRIPT FLUSH too.
+// - Time is frozen for the whole script: every redis.call sees the node
+//   clock reading of the EVAL itself, and the script's write effects reach
+//   replicas together (VirtualRedis::FlushEffects).
+//
+// Lua is the Debian C++ build (liblua5.1-c++): a Lua error unwinds C++ frames
+// as an exception instead of a longjmp over destructors. Functions called by
+// Lua must therefore never catch(...): that would swallow Lua's own errors.
 #ifndef LOCKSIM_SIM_VREDIS_SCRIPT_LUA_H_
 #define LOCKSIM_SIM_VREDIS_SCRIPT_LUA_H_
 
+#include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "sim/reply.h"
 
@@ -28,22 +54,69 @@ class LuaScripting {
   LuaScripting(const LuaScripting&) = delete;
   LuaScripting& operator=(const LuaScripting&) = delete;
 
-  // EVAL script numkeys key... arg...
-  Reply Eval(const Command& argv);
+  // EVAL, EVALSHA, EVAL_RO and EVALSHA_RO (eval.c evalGenericCommand):
+  // argv is "EVAL script numkeys key... arg..." or "EVALSHA sha1 numkeys...".
+  Reply Eval(const Command& argv, bool by_sha, bool read_only);
+  // SCRIPT LOAD | EXISTS | FLUSH | KILL | HELP (eval.c scriptCommand).
+  Reply Script(const Command& argv);
 
  private:
+  // Script flags (script.h SCRIPT_FLAG_*), from the "#!lua flags=" shebang.
+  enum ScriptFlags : unsigned {
+    kEvalCompatMode = 1 << 0,  // no shebang: the pre-7.0 behaviour
+    kNoWrites = 1 << 1,
+    kAllowOom = 1 << 2,
+    kAllowStale = 1 << 3,
+    kNoCluster = 1 << 4,
+    kAllowCrossSlotKeys = 1 << 5,
+  };
+  struct CachedScript {
+    std::string body;
+    unsigned flags = 0;
+  };
+
+  // scriptingInit(): a fresh Lua state with Redis's libraries, API and
+  // sandbox. Close() is lua_close().
+  void Init();
+  void Close();
+  // luaCreateFunction(): compiles `body` unless cached and caches it under
+  // its SHA-1 (written to *sha). On failure returns false and the error.
+  bool CreateFunction(const std::string& body, std::string* sha, Reply* error);
+
+  // The redis.* functions (script_lua.c), with `this` as upvalue 1.
   static int Call(lua_State* L);
   static int PCall(lua_State* L);
-  static int ErrorReply(lua_State* L);
-  static int StatusReply(lua_State* L);
-  int CallImpl(lua_State* L, bool protected_call);
+  static int MathRandom(lua_State* L);
+  static int MathRandomSeed(lua_State* L);
+  int GenericCommand(lua_State* L, bool raise_error);
 
-  void PushReply(const Reply& reply);  // Redis reply -> Lua value
-  Reply PopReply();                    // Lua value (top) -> Redis reply
+  // Reply -> Lua value on L's stack (redisProtocolToLuaType), and the Lua
+  // value at the top of L_ -> Reply, popping it (luaReplyToRedisReply).
+  static void PushReply(lua_State* L, const Reply& reply);
+  Reply PopReply();
+  // A table being converted by PopReply, with the elements so far.
+  struct OpenContainer {
+    enum Kind { kArray, kMap, kSet } kind;
+    std::vector<Reply> elements;
+    int next;            // kArray: the next index to read
+    bool value_pending;  // kMap: the key is done, the value is next
+  };
+  // Converts the value at the top of L_ if it is a leaf (into *leaf, popped,
+  // returns true); a container is left open (*kind, returns false).
+  bool ConvertTop(Reply* leaf, OpenContainer::Kind* kind);
+
+  // rand.c: redisLrand48() / redisSrand48(), the 48-bit linear congruential
+  // generator of drand48 with its standard multiplier and start state.
+  int32_t Lrand48();
+  void Srand48(int32_t seed);
 
   VirtualRedis* server_;
-  lua_State* L_;
-  std::unordered_map<std::string, int> compiled_;  // body -> registry ref
+  lua_State* L_ = nullptr;
+  int globals_ref_ = 0;  // the real globals table, behind its read-only proxy
+  int handler_ref_ = 0;  // __redis__err__handler
+  std::unordered_map<std::string, CachedScript> scripts_;  // by lower-case sha1
+  bool read_only_run_ = false;  // the running script may not write
+  uint64_t rand48_;             // survives SCRIPT FLUSH, as in Redis
 };
 
 }  // namespace locksim

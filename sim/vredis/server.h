@@ -242,6 +242,10 @@ class VirtualRedis {
   Reply PublishCommand(const Command& argv);
   // ---- script_lua.cc ----
   Reply EvalCommand(const Command& argv);
+  Reply EvalShaCommand(const Command& argv);
+  Reply EvalRoCommand(const Command& argv);
+  Reply EvalShaRoCommand(const Command& argv);
+  Reply ScriptCommand(const Command& argv);
   // ---- replication.cc ----
   // Queues an effect for replicas and the AOF (inside a script or EXEC it
   // waits for FlushEffects, which wraps several in MULTI/EXEC).

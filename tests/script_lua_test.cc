@@ -1,0 +1,191 @@
+// Scripting in the virtual Redis (sim/vredis/script_lua.cc), without a
+// server. The exact replies are checked against redis-server by
+// differential_scripts_test.cc; these tests name the behaviours.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "sim/vredis/server.h"
+#include "sim/vredis/sha1.h"
+
+namespace locksim {
+namespace {
+
+constexpr int64_t kT0 = 1704067200000;  // unix ms
+
+class ScriptLuaTest : public ::testing::Test {
+ protected:
+  Reply Do(Command argv) { return redis_.Execute(argv, kT0); }
+  Reply Eval(const std::string& body) { return Do({"EVAL", body, "0"}); }
+  VirtualRedis redis_;
+};
+
+TEST_F(ScriptLuaTest, EvalCachesTheScriptSoEvalShaRunsIt) {
+  const std::string sha = Sha1Hex("return 'cached'");
+  EXPECT_EQ(Do({"EVALSHA", sha, "0"}),
+            Reply::Error("NOSCRIPT No matching script. Please use EVAL."));
+  EXPECT_EQ(Eval("return 'cached'"), Reply::String("cached"));
+  EXPECT_EQ(Do({"EVALSHA", sha, "0"}), Reply::String("cached"));
+  // The sha1 is matched case-insensitively, by EVALSHA and SCRIPT EXISTS.
+  std::string upper = sha;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  EXPECT_EQ(Do({"EVALSHA", upper, "0"}), Reply::String("cached"));
+  EXPECT_EQ(Do({"SCRIPT", "EXISTS", upper, "nope"}),
+            Reply::Array({Reply::Integer(1), Reply::Integer(0)}));
+}
+
+TEST_F(ScriptLuaTest, ScriptLoadReturnsTheSha1AndFlushForgetsEveryScript) {
+  const Reply sha = Do({"SCRIPT", "LOAD", "return KEYS[1] .. ARGV[1]"});
+  EXPECT_EQ(sha, Reply::String(Sha1Hex("return KEYS[1] .. ARGV[1]")));
+  EXPECT_EQ(Do({"EVALSHA", sha.str, "1", "a", "b"}), Reply::String("ab"));
+  EXPECT_TRUE(Do({"SCRIPT", "FLUSH", "ASYNC"}).IsOk());
+  EXPECT_EQ(Do({"SCRIPT", "EXISTS", sha.str}), Reply::Array({Reply::Integer(0)}));
+  EXPECT_EQ(Do({"EVALSHA", sha.str, "1", "a", "b"}),
+            Reply::Error("NOSCRIPT No matching script. Please use EVAL."));
+}
+
+TEST_F(ScriptLuaTest, ScriptSubcommandsAreCheckedLikeRedisContainerCommands) {
+  EXPECT_EQ(Do({"SCRIPT", "nope"}),
+            Reply::Error("ERR unknown subcommand 'nope'. Try SCRIPT HELP."));
+  EXPECT_EQ(Do({"SCRIPT", "LOAD"}),
+            Reply::Error("ERR wrong number of arguments for 'script|load' command"));
+  EXPECT_EQ(Do({"SCRIPT", "FLUSH", "LATER"}),
+            Reply::Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option"));
+  EXPECT_EQ(Do({"SCRIPT", "KILL"}), Reply::Error("NOTBUSY No scripts in execution right now."));
+  EXPECT_EQ(Do({"SCRIPT"}), Reply::Error("ERR wrong number of arguments for 'script' command"));
+}
+
+TEST_F(ScriptLuaTest, RuntimeErrorsNameTheScriptAndTheLine) {
+  const std::string body = "local a = 1\nlocal b = 2\nreturn redis.call('get')";
+  EXPECT_EQ(Eval(body),
+            Reply::Error("ERR Wrong number of args calling Redis command from script script: " +
+                         Sha1Hex(body) + ", on @user_script:3."));
+  EXPECT_EQ(Eval("error('boom')"),
+            Reply::Error("ERR user_script:1: boom script: " + Sha1Hex("error('boom')") +
+                         ", on @user_script:1."));
+  // Compile errors and errors returned (not raised) have no suffix.
+  EXPECT_EQ(Eval("return 1 +"), Reply::Error("ERR Error compiling script (new function): "
+                                             "user_script:1: unexpected symbol near '<eof>'"));
+  EXPECT_EQ(Eval("return redis.pcall('get')"),
+            Reply::Error("ERR Wrong number of args calling Redis command from script"));
+}
+
+TEST_F(ScriptLuaTest, ErrorReplyKeepsAGivenCodeAndAddsErrOtherwise) {
+  EXPECT_EQ(Eval("return redis.error_reply('MYCODE went wrong')"),
+            Reply::Error("MYCODE went wrong"));
+  EXPECT_EQ(Eval("return redis.error_reply('-x')"), Reply::Error("ERR x"));
+  EXPECT_EQ(Eval("return redis.error_reply('x')"), Reply::Error("ERR x"));
+  EXPECT_EQ(Eval("return redis.status_reply('FINE')"), Reply::Status("FINE"));
+  EXPECT_EQ(Eval("return redis.status_reply(1)"),
+            Reply::Error("ERR wrong number or type of arguments"));
+}
+
+TEST_F(ScriptLuaTest, NumbersAreTruncatedAndOutOfRangeBecomesInt64Min) {
+  EXPECT_EQ(Eval("return 2.9"), Reply::Integer(2));
+  EXPECT_EQ(Eval("return -2.9"), Reply::Integer(-2));
+  EXPECT_EQ(Eval("return 1e100"), Reply::Integer(INT64_MIN));
+  EXPECT_EQ(Eval("return 0/0"), Reply::Integer(INT64_MIN));
+  // Numbers passed to redis.call are sent as "%.17g".
+  EXPECT_EQ(Eval("redis.call('set', 'k', 0.1); return redis.call('get', 'k')"),
+            Reply::String("0.10000000000000001"));
+}
+
+TEST_F(ScriptLuaTest, UndefinedGlobalsCannotBeReadNorGlobalsCreated) {
+  EXPECT_EQ(Eval("return nope"),
+            Reply::Error("ERR user_script:1: Script attempted to access nonexistent global "
+                         "variable 'nope' script: " + Sha1Hex("return nope") +
+                         ", on @user_script:1."));
+  EXPECT_EQ(Eval("x = 1"), Reply::Error("ERR user_script:1: Attempt to modify a readonly table "
+                                        "script: " + Sha1Hex("x = 1") + ", on @user_script:1."));
+  for (const char* body : {"return type(os)", "return type(io)", "return type(loadfile)",
+                           "return type(dofile)", "return type(require)", "return type(print)"}) {
+    EXPECT_TRUE(Eval(body).IsError()) << body;
+  }
+}
+
+TEST_F(ScriptLuaTest, LibrariesStayIntactWhateverAScriptTries) {
+  // Each attempt fails, and the next script still sees the real functions.
+  for (const char* body : {"redis.call = nil", "rawset(redis, 'call', nil)",
+                           "string.upper = nil", "getmetatable('').__index = nil",
+                           "setmetatable(math, {})", "table.insert(math, 1)",
+                           "math.random = function() return 4 end"}) {
+    EXPECT_TRUE(Eval(body).IsError()) << body;
+  }
+  EXPECT_EQ(Eval("return redis.call('ping')"), Reply::Status("PONG"));
+  EXPECT_EQ(Eval("return ('x'):upper()"), Reply::String("X"));
+  // Tables a script makes itself are ordinary, KEYS and ARGV included.
+  EXPECT_EQ(Do({"EVAL", "local t = {}; t.a = 1; KEYS[1] = 'z'; return {t.a, KEYS[1]}", "1", "k"}),
+            Reply::Array({Reply::Integer(1), Reply::String("z")}));
+}
+
+TEST_F(ScriptLuaTest, MathRandomContinuesOneSequenceAcrossScripts) {
+  // redis-server 7.0 seeds its rand48 generator once, at start-up.
+  EXPECT_EQ(Eval("return math.random(1000)"), Reply::Integer(397));
+  EXPECT_EQ(Eval("return math.random(1000)"), Reply::Integer(841));
+  EXPECT_TRUE(Do({"SCRIPT", "FLUSH"}).IsOk());
+  EXPECT_EQ(Eval("return math.random(1000)"), Reply::Integer(354));
+  EXPECT_EQ(Eval("math.randomseed(7); return math.random(1000)"), Reply::Integer(267));
+  EXPECT_EQ(Eval("return math.random(1000)"), Reply::Integer(683));
+}
+
+TEST_F(ScriptLuaTest, RedisCallInsideACoroutineGetsItsReply) {
+  EXPECT_EQ(Eval("local co = coroutine.create(function() return redis.call('ping', 'x') end)\n"
+                 "local ok, v = coroutine.resume(co); return v"),
+            Reply::String("x"));
+}
+
+TEST_F(ScriptLuaTest, ReadOnlyScriptsCannotCallWriteCommands) {
+  const Reply refused = Reply::Error(
+      "ERR Write commands are not allowed from read-only scripts. script: " +
+      Sha1Hex("return redis.call('set', 'k', 'v')") + ", on @user_script:1.");
+  EXPECT_EQ(Do({"EVAL_RO", "return redis.call('set', 'k', 'v')", "0"}), refused);
+  EXPECT_TRUE(Do({"EVAL_RO", "return redis.call('get', 'k')", "0"}).IsNil());
+  EXPECT_TRUE(Eval("#!lua flags=no-writes\nreturn redis.call('set', 'k', 'v')").IsError());
+  EXPECT_EQ(Do({"EVAL_RO", "#!lua\nreturn 1", "0"}),
+            Reply::Error("ERR Can not execute a script with write flag using *_ro command."));
+  EXPECT_EQ(Eval("#!lua flags=bogus\nreturn 1"),
+            Reply::Error("ERR Unexpected flag in script shebang: bogus"));
+}
+
+TEST_F(ScriptLuaTest, ReplicaRefusesScriptsThatMayWrite) {
+  redis_.SetReplica(true);
+  EXPECT_EQ(Eval("#!lua\nreturn 1"),
+            Reply::Error("READONLY Can not run script with write flag on readonly replica"));
+  EXPECT_EQ(Eval("#!lua flags=no-writes\nreturn redis.call('get', 'k')"), Reply::Nil());
+  // A script without a shebang runs, and only its write is refused.
+  EXPECT_EQ(Eval("return redis.pcall('set', 'k', 'v')"),
+            Reply::Error("READONLY You can't write against a read only replica."));
+}
+
+TEST_F(ScriptLuaTest, ScriptEffectsReachReplicasTogetherEvenWhenTheScriptFails) {
+  redis_.TakeReplicationStream();
+  EXPECT_TRUE(Eval("redis.call('set', 'a', '1'); redis.call('set', 'b', '2'); error('late')")
+                  .IsError());
+  EXPECT_EQ(redis_.TakeReplicationStream(),
+            (std::vector<Command>{{"MULTI"}, {"set", "a", "1"}, {"set", "b", "2"}, {"EXEC"}}));
+  EXPECT_TRUE(Eval("return redis.call('get', 'a')") == Reply::String("1"));
+  EXPECT_TRUE(redis_.TakeReplicationStream().empty());
+}
+
+TEST_F(ScriptLuaTest, ASelfReferencingTableNestsUntilLuasStackLimit) {
+  // As luaReplyToRedisReply(): arrays nest until lua_checkstack() fails,
+  // where the innermost element becomes an error.
+  const Reply reply = Eval("local t = {} t[1] = t return t");
+  int depth = 0;
+  const Reply* p = &reply;
+  while (p->type == Reply::Type::kArray && p->elements.size() == 1) {
+    p = &p->elements[0];
+    ++depth;
+  }
+  EXPECT_GT(depth, 7900);
+  EXPECT_EQ(*p, Reply::Error("ERR reached lua stack limit"));
+}
+
+TEST_F(ScriptLuaTest, AnErrorObjectWithoutErrFieldIsAnErrorReply) {
+  // redis-server 7.0.15 crashes on this (a NULL message in luaCallFunction).
+  EXPECT_TRUE(Eval("error({})").IsError());
+  EXPECT_EQ(Eval("return 1"), Reply::Integer(1));
+}
+
+}  // namespace
+}  // namespace locksim
