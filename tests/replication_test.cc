@@ -154,6 +154,17 @@ INSTANTIATE_TEST_SUITE_P(
         LossCase{Persistence::kRdb, false, {"a", "b"}}),
     LossCaseName);
 
+TEST_F(ReplicationTest, ACrashLosesTheScriptCache) {
+  VirtualRedis node;
+  Reply sha = node.Execute({"SCRIPT", "LOAD", "return 1"}, kT0);
+  ASSERT_EQ(sha.type, Reply::Type::kString);
+  EXPECT_EQ(node.Execute({"EVALSHA", sha.str, "0"}, kT0), Reply::Integer(1));
+  node.Crash();
+  node.Restart(kT0 + 1000);
+  EXPECT_EQ(node.Execute({"EVALSHA", sha.str, "0"}, kT0 + 1000),
+            Reply::Error("NOSCRIPT No matching script. Please use EVAL."));
+}
+
 TEST_F(ReplicationTest, RestartKeepsAbsoluteExpiryTimes) {
   VirtualRedis node;
   node.SetPersistence(Persistence::kAofAlways);

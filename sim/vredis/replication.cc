@@ -4,6 +4,7 @@
 // that decide what a replica or a restarted node knows.
 #include <algorithm>
 
+#include "sim/vredis/script_lua.h"
 #include "sim/vredis/server.h"
 
 namespace locksim {
@@ -129,6 +130,8 @@ void VirtualRedis::Crash(bool power_loss) {
   pending_effects_.clear();
   repl_stream_.clear();
   effects_depth_ = 0;
+  // A new process: an empty script cache and math.random seeded afresh.
+  lua_ = std::make_unique<LuaScripting>(this);
 }
 
 void VirtualRedis::Restart(int64_t now_ms) {
