@@ -56,6 +56,7 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
     ojson e;
     e["verdict"] = x.verdict;
     if (x.has_overlaps) e["overlaps"] = x.overlaps;
+    if (x.invariant_holds) e["invariant"] = *x.invariant_holds ? "holds" : "broken";
     e["met"] = *met;
     j["expected"] = e;
   }
@@ -78,6 +79,11 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
     violations.push_back(vj);
   }
   j["violations"] = violations;
+  if (r.scenario.workload.type != WorkloadSpec::Type::kNone) {
+    j["workload"] = {{"type", WorkloadName(r.scenario.workload.type)},
+                     {"invariant_holds", r.effect.holds},
+                     {"effects", r.effect.sentences}};
+  }
   j["stats"] = {{"end", r.end.count()},
                 {"critical_sections", r.check.sections.size()},
                 {"acquisitions", r.acquisitions},

@@ -20,6 +20,10 @@ std::string_view OpFName(OpF f) {
     case OpF::kRedis: return "redis";
     case OpF::kPause: return "pause";
     case OpF::kResume: return "resume";
+    case OpF::kRead: return "read";
+    case OpF::kWrite: return "write";
+    case OpF::kRefresh: return "refresh";
+    case OpF::kJob: return "job";
   }
   return "?";
 }

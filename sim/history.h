@@ -21,7 +21,13 @@ enum class OpType : uint8_t { kInvoke, kOk, kFail, kInfo };
 // What an operation is. Client operations: acquire, cs (the critical
 // section: invoke on entry, ok on exit), release, redis (one command to one
 // node: invoke carries the command, ok the reply). Nemesis: pause, resume.
-enum class OpF : uint8_t { kAcquire, kCs, kRelease, kRedis, kPause, kResume };
+// The protected resource (workloads): read, write (ok: accepted, fail:
+// rejected by the fencing guard; value starts with the number written),
+// refresh (token-refresh: value is the invalidation epoch), job
+// (scheduled-job: value is the tick).
+enum class OpF : uint8_t {
+  kAcquire, kCs, kRelease, kRedis, kPause, kResume, kRead, kWrite, kRefresh, kJob
+};
 
 std::string_view OpTypeName(OpType t);
 std::string_view OpFName(OpF f);

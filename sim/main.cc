@@ -106,6 +106,7 @@ std::string ExpectationText(const Expectation& x) {
   if (x.has_overlaps) {
     for (size_t i = 0; i < x.overlaps.size(); ++i) s += (i ? "," : " ") + x.overlaps[i];
   }
+  if (x.invariant_holds) s += *x.invariant_holds ? " +inv" : " -inv";
   return s;
 }
 
@@ -113,6 +114,7 @@ std::string OutcomeText(const RunResult& r) {
   std::string s(r.verdict());
   auto pairs = r.OverlapPairs();
   for (size_t i = 0; i < pairs.size(); ++i) s += (i ? "," : " ") + pairs[i];
+  if (r.scenario.workload.type != WorkloadSpec::Type::kNone) s += r.effect.holds ? " +inv" : " -inv";
   return s;
 }
 
@@ -126,6 +128,13 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
   out << "; " << r.acquisitions << " acquisitions, " << r.failed_acquisitions
       << " timed out, " << r.redis_commands << " Redis commands\n";
   for (const Violation& v : r.check.violations) out << "  " << DescribeViolation(r, v) << "\n";
+  if (r.scenario.workload.type != WorkloadSpec::Type::kNone) {
+    out << "workload " << WorkloadName(r.scenario.workload.type) << ": ";
+    for (size_t i = 0; i < r.effect.sentences.size(); ++i) {
+      out << (i ? "; " : "") << r.effect.sentences[i];
+    }
+    out << (r.effect.holds ? "" : "  [INVARIANT BROKEN]") << "\n";
+  }
   if (auto met = r.ExpectationMet()) {
     out << "expected: " << ExpectationText(r.scenario.expect.at(r.algorithm)) << " — "
         << (*met ? "as expected" : "NOT as expected") << "\n";

@@ -32,6 +32,7 @@ std::optional<bool> RunResult::ExpectationMet() const {
   if (it == scenario.expect.end()) return std::nullopt;
   const Expectation& x = it->second;
   if (x.verdict != verdict()) return false;
+  if (x.invariant_holds && *x.invariant_holds != effect.holds) return false;
   if (!x.has_overlaps) return true;
   // Pairs are unordered: "A/B" and "B/A" are the same overlap.
   auto normalize = [](const std::vector<std::string>& v) {
@@ -116,6 +117,9 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
   // a single-threaded client's thread is recorded under the client's name,
   // threads of a multi-threaded one as "A.1", "A.2", ...
   std::map<std::string, int> process_of;
+  ProtectedResource resource(s.workload.type == WorkloadSpec::Type::kInventory ? s.workload.stock
+                             : s.workload.type == WorkloadSpec::Type::kTokenRefresh ? -1
+                                                                                     : 0);
   for (const ClientSpec& c : s.clients) {
     const int p = world->AddProcess(c.name);
     process_of[c.name] = p;
@@ -124,14 +128,14 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
     locks.push_back(algo->make(main_thread, lock_config));
     Lock& lock = *locks.back();
     if (c.threads == 1) {
-      world->Spawn(p, c.start, RunClient(*world, main_thread, lock, c, lock_config.key));
+      world->Spawn(p, c.start, RunClient(*world, main_thread, lock, c, lock_config.key, s.workload, resource));
       continue;
     }
     for (int64_t t = 1; t <= c.threads; ++t) {
       const int id = t == 1 ? 1 : world->NextThreadId(p);
       const int actor = world->AddThread(p, c.name + "." + std::to_string(t));
       envs.push_back(std::make_unique<ProcessEnv>(world.get(), p, actor, id));
-      world->Spawn(p, c.start, RunClient(*world, *envs.back(), lock, c, lock_config.key));
+      world->Spawn(p, c.start, RunClient(*world, *envs.back(), lock, c, lock_config.key, s.workload, resource));
     }
   }
   ScheduleFaults(*world, s.faults,
@@ -150,6 +154,7 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
     if (op.type == OpType::kFail) ++result.failed_acquisitions;
   }
   result.check = CheckMutualExclusion(result.history, result.end);
+  result.effect = CheckWorkload(result.history, s.workload);
   return result;
 }
 

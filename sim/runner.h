@@ -31,6 +31,7 @@ struct RunResult {
   Nanos end{0};  // true time at which the run stopped
   History history;
   CheckResult check;
+  WorkloadEffect effect;  // what the workload's invariant says
   int64_t acquisitions = 0;
   int64_t failed_acquisitions = 0;
   int64_t redis_commands = 0;

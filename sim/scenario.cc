@@ -141,7 +141,7 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
   s.file = file;
   ObjectReader top(root, "$", file,
                    {"name", "description", "source", "algorithm", "seed",
-                    "duration", "real_time_scale", "nodes", "network", "redis", "lock",
+                    "duration", "real_time_scale", "nodes", "network", "redis", "lock", "workload",
                     "clients", "faults", "expect"});
   top.String("name", &s.name);
   if (s.name.empty()) {
@@ -199,6 +199,25 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
                                         s.redis.persistence + "\"");
     }
     r.Duration("rdb_interval", &s.redis.rdb_interval);
+  }
+
+  if (top.Has("workload")) {
+    ObjectReader w(top.Get("workload"), top.Path("workload"), file,
+                   {"type", "stock", "token_ttl", "tick"});
+    std::string type;
+    w.String("type", &type, /*required=*/true);
+    auto parsed = ParseWorkloadName(type);
+    if (!parsed) {
+      w.Fail(w.Path("type"), "unknown workload \"" + type +
+                                 "\" (known: none, counter, inventory, token-refresh, scheduled-job)");
+    }
+    s.workload.type = *parsed;
+    w.Integer("stock", &s.workload.stock, 0, INT64_MAX / 2);
+    w.Duration("token_ttl", &s.workload.token_ttl);
+    w.Duration("tick", &s.workload.tick);
+    if (s.workload.token_ttl.count() == 0 || s.workload.tick.count() == 0) {
+      w.Fail(w.Path(s.workload.tick.count() == 0 ? "tick" : "token_ttl"), "must be more than 0s");
+    }
   }
 
   if (top.Has("lock")) {
@@ -282,10 +301,18 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
       const std::string path = top.Path("expect") + "." + algo;
       CheckAlgorithm(top, path, algo);
       Expectation x;
-      ObjectReader r(value, path, file, {"verdict", "overlaps"});
+      ObjectReader r(value, path, file, {"verdict", "overlaps", "invariant"});
       r.String("verdict", &x.verdict, /*required=*/true);
       if (x.verdict != "safe" && x.verdict != "violated") {
         r.Fail(r.Path("verdict"), "expected \"safe\" or \"violated\", got \"" + x.verdict + "\"");
+      }
+      if (r.Has("invariant")) {
+        std::string inv;
+        r.String("invariant", &inv);
+        if (inv != "holds" && inv != "broken") {
+          r.Fail(r.Path("invariant"), "expected \"holds\" or \"broken\", got \"" + inv + "\"");
+        }
+        x.invariant_holds = inv == "holds";
       }
       if (r.Has("overlaps")) {
         x.has_overlaps = true;
@@ -333,6 +360,8 @@ Scenario Scaled(const Scenario& s, TimeScale scale, const std::string& option) {
   apply(out.network.latency_min);
   apply(out.network.latency_max);
   apply(out.redis.replication_lag);
+  apply(out.workload.token_ttl);
+  apply(out.workload.tick);
   apply(out.redis.rdb_interval);
   for (std::optional<Nanos>* d : {&out.lock.ttl, &out.lock.retry_delay, &out.lock.acquire_timeout}) {
     if (*d) apply(**d);

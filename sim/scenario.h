@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lockimpls/lock.h"
+#include "sim/resource.h"
 #include "sim/time.h"
 
 namespace locksim {
@@ -50,6 +51,7 @@ struct Expectation {
   std::string verdict;                // "safe" or "violated"
   std::vector<std::string> overlaps;  // "A/B": the pairs that overlap
   bool has_overlaps = false;          // whether "overlaps" was given
+  std::optional<bool> invariant_holds;  // the workload's invariant, if given
 };
 
 struct Scenario {
@@ -64,6 +66,7 @@ struct Scenario {
   int nodes = 1;
   NetworkSpec network;
   RedisSpec redis;
+  WorkloadSpec workload;
   LockOverrides lock;  // over the variant's defaults
   std::vector<ClientSpec> clients;
   std::vector<FaultSpec> faults;

@@ -8,14 +8,17 @@
 
 #include "lockimpls/lock.h"
 #include "sim/process_env.h"
+#include "sim/resource.h"
 #include "sim/runtime.h"
 #include "sim/scenario.h"
 
 namespace locksim {
 
-// One thread of a client process running the workload.
-Task<void> RunClient(Runtime& runtime, ProcessEnv& env, Lock& lock,
-                     const ClientSpec& spec, const std::string& resource);
+// One thread of a client process running the workload on `resource`, the
+// protected resource all clients share.
+Task<void> RunClient(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec& spec,
+                     const std::string& key, const WorkloadSpec& workload,
+                     ProtectedResource& resource);
 
 // Schedules the scenario's faults as nemesis events. `process_of` maps a
 // client name to its process id.

@@ -1,0 +1,109 @@
+#include "sim/resource.h"
+
+#include <cstdlib>
+#include <map>
+
+namespace locksim {
+
+std::string_view WorkloadName(WorkloadSpec::Type t) {
+  switch (t) {
+    case WorkloadSpec::Type::kNone: return "none";
+    case WorkloadSpec::Type::kCounter: return "counter";
+    case WorkloadSpec::Type::kInventory: return "inventory";
+    case WorkloadSpec::Type::kTokenRefresh: return "token-refresh";
+    case WorkloadSpec::Type::kScheduledJob: return "scheduled-job";
+  }
+  return "?";
+}
+
+std::optional<WorkloadSpec::Type> ParseWorkloadName(std::string_view name) {
+  for (auto t : {WorkloadSpec::Type::kNone, WorkloadSpec::Type::kCounter,
+                 WorkloadSpec::Type::kInventory, WorkloadSpec::Type::kTokenRefresh,
+                 WorkloadSpec::Type::kScheduledJob}) {
+    if (WorkloadName(t) == name) return t;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+int64_t Leading(const std::string& value) { return std::strtoll(value.c_str(), nullptr, 10); }
+
+std::string Plural(int64_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+WorkloadEffect CheckWorkload(const History& history, const WorkloadSpec& spec) {
+  WorkloadEffect e;
+  int64_t accepted = 0, rejected = 0, last = 0;
+  std::map<int64_t, int64_t> per_key;  // epoch or tick -> count
+  for (const Op& op : history.ops()) {
+    if (op.f == OpF::kWrite && op.type == OpType::kOk) {
+      ++accepted;
+      last = Leading(op.value);
+    } else if (op.f == OpF::kWrite && op.type == OpType::kFail) {
+      ++rejected;
+    } else if (op.f == OpF::kRefresh || op.f == OpF::kJob) {
+      ++per_key[Leading(op.value)];
+    }
+  }
+  switch (spec.type) {
+    case WorkloadSpec::Type::kNone:
+      return e;
+    case WorkloadSpec::Type::kCounter: {
+      const int64_t lost = accepted - last;
+      e.holds = lost == 0;
+      e.sentences.push_back("counter is " + std::to_string(last) + " after " +
+                            Plural(accepted, "increment") +
+                            (lost > 0 ? ": " + Plural(lost, "lost update") : ": no update lost"));
+      break;
+    }
+    case WorkloadSpec::Type::kInventory: {
+      const int64_t oversold = accepted - spec.stock;
+      e.holds = oversold <= 0 && last >= 0;
+      e.sentences.push_back(
+          "sold " + std::to_string(accepted) + " of a stock of " + std::to_string(spec.stock) +
+          (accepted > 0 && last < 0 ? ": stock " + std::to_string(last)
+                                    : (oversold > 0 ? ": oversold by " + std::to_string(oversold)
+                                                    : ": never oversold")));
+      break;
+    }
+    case WorkloadSpec::Type::kTokenRefresh:
+      for (const auto& [epoch, n] : per_key) {
+        if (n > 1) {
+          e.holds = false;
+          e.sentences.push_back("token refreshed " + std::to_string(n) +
+                                " times for 1 invalidation (the " + std::to_string(epoch + 1) +
+                                (epoch == 0 ? "st" : epoch == 1 ? "nd" : epoch == 2 ? "rd" : "th") +
+                                ")");
+        }
+      }
+      if (e.holds) {
+        e.sentences.push_back("token refreshed once per invalidation (" +
+                              Plural(static_cast<int64_t>(per_key.size()), "invalidation") + ")");
+      }
+      break;
+    case WorkloadSpec::Type::kScheduledJob:
+      for (const auto& [tick, n] : per_key) {
+        if (n > 1) {
+          e.holds = false;
+          e.sentences.push_back("tick " + std::to_string(tick) + " ran " + std::to_string(n) +
+                                " times");
+        }
+      }
+      if (e.holds) {
+        e.sentences.push_back("every tick ran at most once (" +
+                              Plural(static_cast<int64_t>(per_key.size()), "tick") + " run)");
+      }
+      break;
+  }
+  if (rejected > 0) {
+    e.sentences.push_back(Plural(rejected, "stale write") +
+                          " rejected by the fencing token");
+  }
+  return e;
+}
+
+}  // namespace locksim
