@@ -89,13 +89,28 @@ LockConfig Resolve(const LockOverrides& o, const LockConfig& defaults) {
   if (o.retry_delay) c.retry_delay = *o.retry_delay;
   if (o.acquire_timeout) c.acquire_timeout = *o.acquire_timeout;
   if (o.tries) c.tries = *o.tries;
+  if (o.renewal_interval) c.renewal_interval = *o.renewal_interval;
   return c;
+}
+
+Nanos RenewalInterval(const LockConfig& c) {
+  if (c.renewal_num == 0) return Nanos(0);
+  if (c.renewal_interval.count() > 0) return c.renewal_interval;
+  const __int128 scaled = static_cast<__int128>(c.ttl.count()) * c.renewal_num / c.renewal_den;
+  return std::max(Nanos(static_cast<int64_t>(scaled)), Nanos(std::chrono::milliseconds(1)));
 }
 
 std::string DescribeConfig(const LockConfig& c) {
   std::string s = "ttl=" + FormatDuration(c.ttl) + " retry_delay=" + FormatDuration(c.retry_delay) +
                   " acquire_timeout=" + FormatDuration(c.acquire_timeout);
   if (c.tries > 0) s += " tries=" + std::to_string(c.tries);
+  if (c.renewal_num > 0) {
+    s += " renewal_interval=";
+    s += c.renewal_interval.count() > 0
+             ? FormatDuration(c.renewal_interval)
+             : "ttl*" + std::to_string(c.renewal_num) + "/" + std::to_string(c.renewal_den) +
+                   "=" + FormatDuration(RenewalInterval(c));
+  }
   return s;
 }
 
