@@ -31,7 +31,18 @@ struct LockConfig {
   Nanos retry_delay = std::chrono::milliseconds(100);  // between tries
   Nanos acquire_timeout = std::chrono::seconds(10);    // on the client's clock
   int64_t tries = 0;  // attempts per acquisition; 0: until acquire_timeout
+  // Lease renewal by a background thread of the holder's process (a
+  // watchdog, a refresh task), for the variants that renew: every
+  // renewal_interval, or, when that is 0, every ttl * renewal_num /
+  // renewal_den (Redisson: ttl/3; seed 004's own lock: 2/3 of the ttl).
+  // renewal_num == 0: the variant does not renew.
+  Nanos renewal_interval{0};
+  int64_t renewal_num = 0;
+  int64_t renewal_den = 1;
 };
+
+// The renewal period `config` gives (0 when the variant does not renew).
+Nanos RenewalInterval(const LockConfig& config);
 
 // What a scenario sets; everything else comes from the variant's defaults.
 struct LockOverrides {
@@ -40,6 +51,7 @@ struct LockOverrides {
   std::optional<Nanos> retry_delay;
   std::optional<Nanos> acquire_timeout;
   std::optional<int64_t> tries;
+  std::optional<Nanos> renewal_interval;
 };
 
 LockConfig Resolve(const LockOverrides& overrides, const LockConfig& defaults);

@@ -4,6 +4,9 @@
 #include "lockimpls/getset_timestamp/getset_timestamp.h"
 #include "lockimpls/lock.h"
 #include "lockimpls/lua_acquire/lua_acquire.h"
+#include "lockimpls/reentrant_watchdog/reentrant_watchdog.h"
+#include "lockimpls/refresh_two_thirds/refresh_two_thirds.h"
+#include "lockimpls/registry/registry.h"
 #include "lockimpls/set_nx_px/set_nx_px.h"
 #include "lockimpls/set_nx_px_del/set_nx_px_del.h"
 #include "lockimpls/setnx_expire/setnx_expire.h"
@@ -25,6 +28,13 @@ LockConfig Defaults(Nanos ttl, Nanos retry_delay, Nanos acquire_timeout, int64_t
   c.retry_delay = retry_delay;
   c.acquire_timeout = acquire_timeout;
   c.tries = tries;
+  return c;
+}
+
+// A variant whose background thread renews the lease every ttl * num / den.
+LockConfig Renewing(LockConfig c, int64_t num, int64_t den) {
+  c.renewal_num = num;
+  c.renewal_den = den;
   return c;
 }
 
@@ -74,6 +84,29 @@ const std::vector<AlgorithmInfo>& Algorithms() {
        "seed 002 §1.3 (the Lua acquire)",
        "as set-nx-px, by the document's own account: a paused holder outlives its lease (F1)",
        Defaults(seconds(10), milliseconds(100), seconds(10), 10), &Make<LuaAcquireLock>},
+      {"reentrant-watchdog",
+       "Redisson RLock: Lua HINCRBY uuid:thread in a hash + PEXPIRE, else PTTL; watchdog "
+       "renews every lease/3; release HINCRBY -1, at 0 DEL + PUBLISH",
+       "seed 004 (Redisson)",
+       "the watchdog is a thread of the paused process: a pause longer than the lease still "
+       "loses the lock (F1)",
+       Renewing(Defaults(seconds(30), milliseconds(100), seconds(10)), 1, 3),
+       &Make<ReentrantWatchdogLock>},
+      {"registry",
+       "Spring RedisLockRegistry: local ReentrantLock, then OBTAIN_LOCK_SCRIPT (GET == "
+       "clientId ? PEXPIRE : SET PX) every 100 ms; release: last hold GET == clientId, UNLINK",
+       "seed 004 (RedisLockRegistry)",
+       "no renewal: a critical section or pause longer than the expiry loses the lock (F1); "
+       "the clientId is per process, not per thread",
+       Defaults(seconds(60), milliseconds(100), seconds(10)), &Make<RegistryLock>},
+      {"refresh-two-thirds",
+       "local reentrant lock + Lua SET NX PX uuid:thread (or re-entry); a refresh thread "
+       "re-extends every 2/3 of the lease; release: last hold cancels it, compare-and-delete",
+       "seed 004 (the hand-built lock)",
+       "the refresh thread stops with the paused process: a pause longer than the lease loses "
+       "the lock (F1)",
+       Renewing(Defaults(seconds(10), milliseconds(100), seconds(10)), 2, 3),
+       &Make<RefreshTwoThirdsLock>},
       {"fenced", "set-nx-px plus INCR fence:<key>: a fencing token travels with every write",
        "beyond the seeds: Kleppmann's fencing tokens (seed 003's debate)",
        "none meant: overlap still happens under F1, but stale writes are rejected",
@@ -89,13 +122,28 @@ LockConfig Resolve(const LockOverrides& o, const LockConfig& defaults) {
   if (o.retry_delay) c.retry_delay = *o.retry_delay;
   if (o.acquire_timeout) c.acquire_timeout = *o.acquire_timeout;
   if (o.tries) c.tries = *o.tries;
+  if (o.renewal_interval) c.renewal_interval = *o.renewal_interval;
   return c;
+}
+
+Nanos RenewalInterval(const LockConfig& c) {
+  if (c.renewal_num == 0) return Nanos(0);
+  if (c.renewal_interval.count() > 0) return c.renewal_interval;
+  const __int128 scaled = static_cast<__int128>(c.ttl.count()) * c.renewal_num / c.renewal_den;
+  return std::max(Nanos(static_cast<int64_t>(scaled)), Nanos(std::chrono::milliseconds(1)));
 }
 
 std::string DescribeConfig(const LockConfig& c) {
   std::string s = "ttl=" + FormatDuration(c.ttl) + " retry_delay=" + FormatDuration(c.retry_delay) +
                   " acquire_timeout=" + FormatDuration(c.acquire_timeout);
   if (c.tries > 0) s += " tries=" + std::to_string(c.tries);
+  if (c.renewal_num > 0) {
+    s += " renewal_interval=";
+    s += c.renewal_interval.count() > 0
+             ? FormatDuration(c.renewal_interval)
+             : "ttl*" + std::to_string(c.renewal_num) + "/" + std::to_string(c.renewal_den) +
+                   "=" + FormatDuration(RenewalInterval(c));
+  }
   return s;
 }
 

@@ -222,7 +222,8 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
 
   if (top.Has("lock")) {
     ObjectReader lock(top.Get("lock"), top.Path("lock"), file,
-                      {"key", "ttl", "retry_delay", "acquire_timeout", "tries"});
+                      {"key", "ttl", "retry_delay", "acquire_timeout", "tries",
+                       "renewal_interval"});
     auto duration = [&](const char* name, std::optional<Nanos>* out) {
       if (!lock.Has(name)) return;
       Nanos d{0};
@@ -237,6 +238,10 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
     duration("ttl", &s.lock.ttl);
     duration("retry_delay", &s.lock.retry_delay);
     duration("acquire_timeout", &s.lock.acquire_timeout);
+    duration("renewal_interval", &s.lock.renewal_interval);
+    if (s.lock.renewal_interval && *s.lock.renewal_interval < std::chrono::milliseconds(1)) {
+      lock.Fail(lock.Path("renewal_interval"), "must be at least 1ms");
+    }
     if (lock.Has("tries")) {
       int64_t tries = 0;
       lock.Integer("tries", &tries, 1, INT64_MAX);
@@ -363,7 +368,8 @@ Scenario Scaled(const Scenario& s, TimeScale scale, const std::string& option) {
   apply(out.workload.token_ttl);
   apply(out.workload.tick);
   apply(out.redis.rdb_interval);
-  for (std::optional<Nanos>* d : {&out.lock.ttl, &out.lock.retry_delay, &out.lock.acquire_timeout}) {
+  for (std::optional<Nanos>* d : {&out.lock.ttl, &out.lock.retry_delay, &out.lock.acquire_timeout,
+                                      &out.lock.renewal_interval}) {
     if (*d) apply(**d);
   }
   for (ClientSpec& c : out.clients) {
