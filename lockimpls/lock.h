@@ -31,6 +31,10 @@ struct LockConfig {
   Nanos retry_delay = std::chrono::milliseconds(100);  // between tries
   Nanos acquire_timeout = std::chrono::seconds(10);    // on the client's clock
   int64_t tries = 0;  // attempts per acquisition; 0: until acquire_timeout
+  // Multi-node (quorum) variants only, i.e. redlock; shown when `quorum`.
+  bool quorum = false;             // the variant uses the two fields below
+  int64_t drift_factor_ppm = 0;    // clock drift allowed, per million of ttl
+  bool parallel = true;            // SET on all nodes at once, not in turn
 };
 
 // What a scenario sets; everything else comes from the variant's defaults.
@@ -40,6 +44,8 @@ struct LockOverrides {
   std::optional<Nanos> retry_delay;
   std::optional<Nanos> acquire_timeout;
   std::optional<int64_t> tries;
+  std::optional<int64_t> drift_factor_ppm;
+  std::optional<bool> parallel;
 };
 
 LockConfig Resolve(const LockOverrides& overrides, const LockConfig& defaults);

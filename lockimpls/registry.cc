@@ -4,6 +4,7 @@
 #include "lockimpls/getset_timestamp/getset_timestamp.h"
 #include "lockimpls/lock.h"
 #include "lockimpls/lua_acquire/lua_acquire.h"
+#include "lockimpls/redlock/redlock.h"
 #include "lockimpls/set_nx_px/set_nx_px.h"
 #include "lockimpls/set_nx_px_del/set_nx_px_del.h"
 #include "lockimpls/setnx_expire/setnx_expire.h"
@@ -25,6 +26,18 @@ LockConfig Defaults(Nanos ttl, Nanos retry_delay, Nanos acquire_timeout, int64_t
   c.retry_delay = retry_delay;
   c.acquire_timeout = acquire_timeout;
   c.tries = tries;
+  return c;
+}
+
+// redlock-rb's defaults: 3 retries (4 tries), a random delay of up to
+// 200 ms between them, drift_factor 0.01, and the nodes locked in parallel
+// (seed 003 II). The TTL is the caller's in redlock-rb; 10s as elsewhere.
+LockConfig RedlockDefaults() {
+  LockConfig c = Defaults(std::chrono::seconds(10), std::chrono::milliseconds(200),
+                          std::chrono::seconds(10), 4);
+  c.quorum = true;
+  c.drift_factor_ppm = 10000;
+  c.parallel = true;
   return c;
 }
 
@@ -78,6 +91,14 @@ const std::vector<AlgorithmInfo>& Algorithms() {
        "beyond the seeds: Kleppmann's fencing tokens (seed 003's debate)",
        "none meant: overlap still happens under F1, but stale writes are rejected",
        Defaults(seconds(10), milliseconds(100), seconds(10)), &Make<FencedLock>},
+      {"redlock",
+       "SET key token NX PX ttl on N masters (parallel or in turn); held iff a majority and "
+       "validity = ttl - elapsed - drift > 0; else and on release Lua compare-and-delete on all",
+       "seed 003 II, redis.io distlock, redlock-rb",
+       "safety rests on clocks and memory: a node restarting without persistence (F8) or "
+       "whose clock jumps (F9) lets a second majority form; a pause after the validity "
+       "check (F10) still yields two owners",
+       RedlockDefaults(), &Make<RedlockLock>},
   };
   return kAlgorithms;
 }
@@ -89,6 +110,8 @@ LockConfig Resolve(const LockOverrides& o, const LockConfig& defaults) {
   if (o.retry_delay) c.retry_delay = *o.retry_delay;
   if (o.acquire_timeout) c.acquire_timeout = *o.acquire_timeout;
   if (o.tries) c.tries = *o.tries;
+  if (o.drift_factor_ppm) c.drift_factor_ppm = *o.drift_factor_ppm;
+  if (o.parallel) c.parallel = *o.parallel;
   return c;
 }
 
@@ -96,6 +119,10 @@ std::string DescribeConfig(const LockConfig& c) {
   std::string s = "ttl=" + FormatDuration(c.ttl) + " retry_delay=" + FormatDuration(c.retry_delay) +
                   " acquire_timeout=" + FormatDuration(c.acquire_timeout);
   if (c.tries > 0) s += " tries=" + std::to_string(c.tries);
+  if (c.quorum) {
+    s += " drift_factor_ppm=" + std::to_string(c.drift_factor_ppm) +
+         " parallel=" + (c.parallel ? "true" : "false");
+  }
   return s;
 }
 
