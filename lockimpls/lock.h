@@ -39,6 +39,10 @@ struct LockConfig {
   Nanos renewal_interval{0};
   int64_t renewal_num = 0;
   int64_t renewal_den = 1;
+  // Multi-node (quorum) variants only, i.e. redlock; shown when `quorum`.
+  bool quorum = false;             // the variant uses the two fields below
+  int64_t drift_factor_ppm = 0;    // clock drift allowed, per million of ttl
+  bool parallel = true;            // SET on all nodes at once, not in turn
 };
 
 // The renewal period `config` gives (0 when the variant does not renew).
@@ -52,6 +56,8 @@ struct LockOverrides {
   std::optional<Nanos> acquire_timeout;
   std::optional<int64_t> tries;
   std::optional<Nanos> renewal_interval;
+  std::optional<int64_t> drift_factor_ppm;
+  std::optional<bool> parallel;
 };
 
 LockConfig Resolve(const LockOverrides& overrides, const LockConfig& defaults);

@@ -7,6 +7,7 @@
 #include "lockimpls/reentrant_watchdog/reentrant_watchdog.h"
 #include "lockimpls/refresh_two_thirds/refresh_two_thirds.h"
 #include "lockimpls/registry/registry.h"
+#include "lockimpls/redlock/redlock.h"
 #include "lockimpls/set_nx_px/set_nx_px.h"
 #include "lockimpls/set_nx_px_del/set_nx_px_del.h"
 #include "lockimpls/setnx_expire/setnx_expire.h"
@@ -35,6 +36,18 @@ LockConfig Defaults(Nanos ttl, Nanos retry_delay, Nanos acquire_timeout, int64_t
 LockConfig Renewing(LockConfig c, int64_t num, int64_t den) {
   c.renewal_num = num;
   c.renewal_den = den;
+  return c;
+}
+
+// redlock-rb's defaults: 3 retries (4 tries), a random delay of up to
+// 200 ms between them, drift_factor 0.01, and the nodes locked in parallel
+// (seed 003 II). The TTL is the caller's in redlock-rb; 10s as elsewhere.
+LockConfig RedlockDefaults() {
+  LockConfig c = Defaults(std::chrono::seconds(10), std::chrono::milliseconds(200),
+                          std::chrono::seconds(10), 4);
+  c.quorum = true;
+  c.drift_factor_ppm = 10000;
+  c.parallel = true;
   return c;
 }
 
@@ -111,6 +124,14 @@ const std::vector<AlgorithmInfo>& Algorithms() {
        "beyond the seeds: Kleppmann's fencing tokens (seed 003's debate)",
        "none meant: overlap still happens under F1, but stale writes are rejected",
        Defaults(seconds(10), milliseconds(100), seconds(10)), &Make<FencedLock>},
+      {"redlock",
+       "SET key token NX PX ttl on N masters (parallel or in turn); held iff a majority and "
+       "validity = ttl - elapsed - drift > 0; else and on release Lua compare-and-delete on all",
+       "seed 003 II, redis.io distlock, redlock-rb",
+       "safety rests on clocks and memory: a node restarting without persistence (F8) or "
+       "whose clock jumps (F9) lets a second majority form; a pause after the validity "
+       "check (F10) still yields two owners",
+       RedlockDefaults(), &Make<RedlockLock>},
   };
   return kAlgorithms;
 }
@@ -123,6 +144,8 @@ LockConfig Resolve(const LockOverrides& o, const LockConfig& defaults) {
   if (o.acquire_timeout) c.acquire_timeout = *o.acquire_timeout;
   if (o.tries) c.tries = *o.tries;
   if (o.renewal_interval) c.renewal_interval = *o.renewal_interval;
+  if (o.drift_factor_ppm) c.drift_factor_ppm = *o.drift_factor_ppm;
+  if (o.parallel) c.parallel = *o.parallel;
   return c;
 }
 
@@ -143,6 +166,10 @@ std::string DescribeConfig(const LockConfig& c) {
              ? FormatDuration(c.renewal_interval)
              : "ttl*" + std::to_string(c.renewal_num) + "/" + std::to_string(c.renewal_den) +
                    "=" + FormatDuration(RenewalInterval(c));
+  }
+  if (c.quorum) {
+    s += " drift_factor_ppm=" + std::to_string(c.drift_factor_ppm) +
+         " parallel=" + (c.parallel ? "true" : "false");
   }
   return s;
 }

@@ -258,7 +258,7 @@ int ListCommand(const std::vector<std::string>& args) {
   }
   for (const AlgorithmInfo& a : Algorithms()) {
     if (!verbose) {
-      std::printf("%-16s %s\n", std::string(a.id).c_str(), std::string(a.summary).c_str());
+      std::printf("%-19s %s\n", std::string(a.id).c_str(), std::string(a.summary).c_str());
       continue;
     }
     std::printf("%s\n  %s\n  source: %s\n  bug: %s\n  defaults: %s\n",

@@ -81,6 +81,13 @@ class ObjectReader {
     }
   }
 
+  void Bool(const std::string& key, bool* out, bool required = false) const {
+    if (const json* v = Find(key, required)) {
+      if (!v->is_boolean()) Fail(Path(key), "expected true or false, got " + TypeName(*v));
+      *out = v->get<bool>();
+    }
+  }
+
   void Integer(const std::string& key, int64_t* out, int64_t min, int64_t max,
                bool required = false) const {
     if (const json* v = Find(key, required)) {
@@ -166,7 +173,7 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
     s.real_time_scale = *scale;
   }
   int64_t nodes = 1;
-  top.Integer("nodes", &nodes, 1, 1);  // more nodes come with redlock
+  top.Integer("nodes", &nodes, 1, 9);
   s.nodes = static_cast<int>(nodes);
 
   if (top.Has("network")) {
@@ -223,7 +230,7 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
   if (top.Has("lock")) {
     ObjectReader lock(top.Get("lock"), top.Path("lock"), file,
                       {"key", "ttl", "retry_delay", "acquire_timeout", "tries",
-                       "renewal_interval"});
+                       "renewal_interval", "drift_factor_ppm", "parallel"});
     auto duration = [&](const char* name, std::optional<Nanos>* out) {
       if (!lock.Has(name)) return;
       Nanos d{0};
@@ -246,6 +253,16 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
       int64_t tries = 0;
       lock.Integer("tries", &tries, 1, INT64_MAX);
       s.lock.tries = tries;
+    }
+    if (lock.Has("drift_factor_ppm")) {
+      int64_t ppm = 0;
+      lock.Integer("drift_factor_ppm", &ppm, 0, 1000000);
+      s.lock.drift_factor_ppm = ppm;
+    }
+    if (lock.Has("parallel")) {
+      bool parallel = true;
+      lock.Bool("parallel", &parallel);
+      s.lock.parallel = parallel;
     }
     if (s.lock.ttl && *s.lock.ttl < std::chrono::milliseconds(1)) {
       lock.Fail(lock.Path("ttl"), "must be at least 1ms (Redis PX is in ms)");

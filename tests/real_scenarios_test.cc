@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "sim/runner.h"
+#include "sim/scenario.h"
 #include "tests/scenario_paths.h"
 
 namespace locksim {
@@ -43,6 +44,33 @@ TEST(RealScenarios, ContentionWithoutFaultsIsSafeOnRealRedis) {
     RunResult r = RunReal("baseline-contention", algo);
     EXPECT_EQ(r.verdict(), "safe") << algo;
     EXPECT_EQ(r.acquisitions, 40) << algo;
+  }
+}
+
+
+TEST(RealScenarios, RedlockOnThreeRealServersIsSafeUnderContention) {
+  // Three redis-server processes, one per node, started by the harness.
+  constexpr char kThreeNodes[] = R"({
+    "duration": "5m",
+    "algorithm": "redlock",
+    "nodes": 3,
+    "real_time_scale": "1/5",
+    "lock": {"ttl": "5s", "retry_delay": "10ms", "acquire_timeout": "2m", "tries": 100000},
+    "clients": [
+      {"name": "A", "hold": "50ms", "think": "20ms", "iterations": 5},
+      {"name": "B", "start": "5ms", "hold": "50ms", "think": "20ms", "iterations": 5},
+      {"name": "C", "start": "10ms", "hold": "50ms", "think": "20ms", "iterations": 5}
+    ]
+  })";
+  for (bool parallel : {true, false}) {
+    std::string text = kThreeNodes;
+    if (!parallel) text.replace(text.find("\"tries\": 100000"), 15, "\"tries\": 100000, \"parallel\": false");
+    RunOptions o;
+    o.backend = Backend::kReal;
+    RunResult r = RunScenario(ParseScenario(text, "redlock-real.json"), o);
+    EXPECT_EQ(r.verdict(), "safe") << parallel;
+    EXPECT_EQ(r.acquisitions, 15) << parallel;
+    EXPECT_EQ(r.failed_acquisitions, 0) << parallel;
   }
 }
 

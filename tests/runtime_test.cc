@@ -8,6 +8,7 @@
 #include "sim/process_env.h"
 #include "sim/signal.h"
 #include "sim/virtual_world.h"
+#include "sim/when_all.h"
 
 namespace locksim {
 namespace {
@@ -221,6 +222,46 @@ TEST(RuntimeDeathTest, SchedulingInThePastAbortsWithTheReplayCommand) {
         w.Run(seconds(1));
       },
       "invariant broken.*\n.*seed: 99\n.*replay: locksim run x.json --seed 99");
+}
+
+
+// One SET to each node, all at once (WhenAll) or one after another.
+Task<void> SetOnEveryNode(ProcessEnv* env, Runtime* w, bool parallel, std::vector<Reply>* replies,
+                          Nanos* elapsed) {
+  const Nanos start = w->Now();
+  const Command set = {"SET", "k", "v"};
+  if (parallel) {
+    std::vector<Task<Reply>> calls;
+    for (int node = 0; node < env->NodeCount(); ++node) calls.push_back(env->Call(node, set));
+    *replies = co_await WhenAll(std::move(calls));
+  } else {
+    for (int node = 0; node < env->NodeCount(); ++node) {
+      replies->push_back(co_await env->Call(node, set));
+    }
+  }
+  *elapsed = w->Now() - start;
+}
+
+TEST(RuntimeTest, WhenAllCallsToEveryNodeTakeOneRoundTrip) {
+  for (bool parallel : {true, false}) {
+    VirtualWorld::Options o;
+    o.nodes = 5;
+    o.latency_min = o.latency_max = milliseconds(1);
+    VirtualWorld w(o);
+    int p = w.AddProcess("A");
+    ProcessEnv env(&w, p);
+    std::vector<Reply> replies;
+    Nanos elapsed{0};
+    w.Spawn(p, Nanos(0), SetOnEveryNode(&env, &w, parallel, &replies, &elapsed));
+    w.Run(seconds(1));
+    ASSERT_EQ(replies.size(), 5u) << parallel;
+    for (const Reply& r : replies) EXPECT_TRUE(r.IsOk()) << parallel;
+    for (int node = 0; node < 5; ++node) {
+      EXPECT_EQ(w.node(w.MasterOf(node)).Execute(Command{"GET", "k"}, 0), Reply::String("v"));
+    }
+    // 1 ms each way: one round trip in parallel, five one after another.
+    EXPECT_EQ(elapsed, parallel ? milliseconds(2) : milliseconds(10)) << parallel;
+  }
 }
 
 }  // namespace

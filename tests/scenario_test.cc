@@ -101,5 +101,23 @@ TEST(ScenarioTest, ScalingMultipliesEveryDuration) {
   EXPECT_EQ(s.faults[0].duration, std::chrono::milliseconds(200));
 }
 
+
+TEST(ScenarioTest, NodesAndTheRedlockKeysAreRead) {
+  Scenario s = ParseScenario(
+      Valid("\"lock\": {\"ttl\": \"1s\"}",
+            "\"nodes\": 5, \"lock\": {\"ttl\": \"1s\", \"drift_factor_ppm\": 20000, "
+            "\"parallel\": false}"),
+      "s.json");
+  EXPECT_EQ(s.nodes, 5);
+  EXPECT_EQ(s.lock.drift_factor_ppm, 20000);
+  EXPECT_EQ(s.lock.parallel, false);
+  EXPECT_EQ(ErrorOf(Valid("\"duration\": \"10s\",", "\"duration\": \"10s\", \"nodes\": 10,")),
+            "s.json: $.nodes: must be at most 9");
+  EXPECT_EQ(ErrorOf(Valid("\"ttl\": \"1s\"", "\"ttl\": \"1s\", \"parallel\": 1")),
+            "s.json: $.lock.parallel: expected true or false, got a number");
+  EXPECT_EQ(ErrorOf(Valid("\"ttl\": \"1s\"", "\"ttl\": \"1s\", \"drift_factor_ppm\": -1")),
+            "s.json: $.lock.drift_factor_ppm: must be between 0 and 1000000, got -1");
+}
+
 }  // namespace
 }  // namespace locksim

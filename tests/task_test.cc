@@ -1,5 +1,7 @@
 #include "sim/task.h"
 
+#include "sim/when_all.h"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -109,6 +111,105 @@ TEST(TaskTest, SuspendedTaskResumesWhereItStopped) {
   EXPECT_EQ(stage, 2);
   ASSERT_TRUE(t.done());
   EXPECT_EQ(t.Result(), 5);
+}
+
+
+// WhenAll: children that suspend all start before any finishes.
+Task<int> LoggedAtGate(Gate* g, std::vector<std::string>* log, int v) {
+  log->push_back("start " + std::to_string(v));
+  co_await *g;
+  log->push_back("end " + std::to_string(v));
+  co_return v * 10;
+}
+
+Task<std::vector<int>> AllAtGates(std::vector<Gate>* gates, std::vector<std::string>* log) {
+  std::vector<Task<int>> tasks;
+  for (size_t i = 0; i < gates->size(); ++i) {
+    tasks.push_back(LoggedAtGate(&(*gates)[i], log, static_cast<int>(i)));
+  }
+  std::vector<int> out = co_await WhenAll(std::move(tasks));
+  log->push_back("all done");
+  co_return out;
+}
+
+TEST(WhenAllTest, ChildrenInterleaveAndResultsComeInOrder) {
+  std::vector<Gate> gates(3);
+  std::vector<std::string> log;
+  Task<std::vector<int>> t = AllAtGates(&gates, &log);
+  t.Start();
+  EXPECT_EQ(log, (std::vector<std::string>{"start 0", "start 1", "start 2"}));
+  EXPECT_FALSE(t.done());
+  // Finish them out of order: the results keep the argument order.
+  gates[2].waiter.resume();
+  gates[0].waiter.resume();
+  EXPECT_FALSE(t.done());
+  gates[1].waiter.resume();
+  ASSERT_TRUE(t.done());
+  EXPECT_EQ(t.Result(), (std::vector<int>{0, 10, 20}));
+  EXPECT_EQ(log, (std::vector<std::string>{"start 0", "start 1", "start 2", "end 2", "end 0",
+                                           "end 1", "all done"}));
+}
+
+Task<std::vector<int>> AllSynchronous(std::vector<std::string>* log) {
+  std::vector<Task<int>> tasks;
+  tasks.push_back(Value(log, 1));
+  tasks.push_back(Value(log, 2));
+  std::vector<int> out = co_await WhenAll(std::move(tasks));
+  co_return out;
+}
+
+TEST(WhenAllTest, ChildrenThatNeverSuspendFinishAtOnce) {
+  std::vector<std::string> log;
+  Task<std::vector<int>> t = AllSynchronous(&log);
+  t.Start();
+  ASSERT_TRUE(t.done());
+  EXPECT_EQ(t.Result(), (std::vector<int>{1, 2}));
+}
+
+Task<size_t> NoChildren() {
+  std::vector<Task<int>> none;
+  std::vector<int> out = co_await WhenAll(std::move(none));
+  co_return out.size();
+}
+
+TEST(WhenAllTest, NoChildrenIsAnEmptyResult) {
+  Task<size_t> t = NoChildren();
+  t.Start();
+  ASSERT_TRUE(t.done());
+  EXPECT_EQ(t.Result(), 0u);
+}
+
+Task<int> ThrowsAtGate(Gate* g, std::string what) {
+  co_await *g;
+  throw std::runtime_error(what);
+  co_return 0;
+}
+
+Task<std::string> CatchesFromWhenAll(Gate* a, Gate* b, Gate* c, std::vector<std::string>* log) {
+  std::vector<Task<int>> tasks;
+  tasks.push_back(LoggedAtGate(a, log, 0));
+  tasks.push_back(ThrowsAtGate(b, "first"));
+  tasks.push_back(ThrowsAtGate(c, "second"));
+  try {
+    co_await WhenAll(std::move(tasks));
+  } catch (const std::runtime_error& e) {
+    co_return std::string("caught ") + e.what();
+  }
+  co_return "not thrown";
+}
+
+TEST(WhenAllTest, ExceptionPropagatesOnceAllChildrenAreDone) {
+  Gate a, b, c;
+  std::vector<std::string> log;
+  Task<std::string> t = CatchesFromWhenAll(&a, &b, &c, &log);
+  t.Start();
+  c.waiter.resume();
+  b.waiter.resume();
+  EXPECT_FALSE(t.done());  // still waiting for the child at gate a
+  a.waiter.resume();
+  ASSERT_TRUE(t.done());
+  EXPECT_EQ(t.Result(), "caught first");  // argument order, not finishing order
+  EXPECT_EQ(log, (std::vector<std::string>{"start 0", "end 0"}));
 }
 
 }  // namespace
