@@ -5,6 +5,8 @@
 
 #include "sim/runner.h"
 #include "sim/scenario.h"
+#include "lockimpls/lock.h"
+#include "tests/contention.h"
 #include "tests/scenario_paths.h"
 
 namespace locksim {
@@ -73,6 +75,40 @@ TEST(RealScenarios, RedlockOnThreeRealServersIsSafeUnderContention) {
     EXPECT_EQ(r.failed_acquisitions, 0) << parallel;
   }
 }
+
+}  // namespace
+}  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// Every variant against a real redis-server, without faults: contending
+// clients never overlap and every acquisition completes (the same scenario
+// as tests/variants_test.cc, compressed by its real_time_scale).
+class RealVariantTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RealVariantTest, ContendingClientsNeverOverlapOnRealRedis) {
+  RunOptions o;
+  o.algorithm = GetParam();
+  o.backend = Backend::kReal;
+  RunResult r = RunScenario(ParseScenario(kContention, "contention.json"), o);
+  EXPECT_EQ(r.verdict(), "safe");
+  EXPECT_EQ(r.acquisitions, 15);
+  EXPECT_EQ(r.failed_acquisitions, 0);
+}
+
+std::vector<std::string> AllIds() {
+  std::vector<std::string> ids;
+  for (const AlgorithmInfo& a : Algorithms()) ids.emplace_back(a.id);
+  return ids;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, RealVariantTest, ::testing::ValuesIn(AllIds()),
+                         [](const auto& info) {
+                           std::string name;
+                           for (char c : info.param) name += c == '-' ? '_' : c;
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace locksim

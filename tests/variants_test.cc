@@ -7,23 +7,10 @@
 #include "lockimpls/lock.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
+#include "tests/contention.h"
 
 namespace locksim {
 namespace {
-
-// Three clients, five acquisitions each, short critical sections, a lease
-// far longer than the work, and patience enough for everyone.
-constexpr char kContention[] = R"({
-  "duration": "5m",
-  "algorithm": "set-nx-px",
-  "real_time_scale": "1/5",
-  "lock": {"ttl": "5s", "retry_delay": "10ms", "acquire_timeout": "2m", "tries": 100000},
-  "clients": [
-    {"name": "A", "hold": "50ms", "think": "20ms", "iterations": 5},
-    {"name": "B", "start": "5ms", "hold": "50ms", "think": "20ms", "iterations": 5},
-    {"name": "C", "start": "10ms", "hold": "50ms", "think": "20ms", "iterations": 5}
-  ]
-})";
 
 std::vector<std::string> Ids() {
   std::vector<std::string> ids;
