@@ -26,6 +26,10 @@ demo: build
 	@$(BUILD)/locksim run scenarios/f02-del-frees-other.json --algorithm set-nx-px-del \
 	  --json $(BUILD)/f02-set-nx-px-del.json; test $$? -eq 1
 	@echo "(result JSON: $(BUILD)/f02-set-nx-px-del.json)"
+	@echo
+	@echo "== and what it costs: a read-modify-write counter under the same kind of pause"
+	@$(BUILD)/locksim run scenarios/w01-counter-lost-update.json --algorithm set-nx-px; test $$? -eq 1
+	@$(BUILD)/locksim run scenarios/w01-counter-lost-update.json --algorithm fenced; test $$? -eq 1
 
 # Every test but the long sweeps (ctest label "long"), which `make test-long` runs.
 test: build

@@ -224,7 +224,7 @@ int CheckCommand(const std::vector<std::string>& args) {
   std::vector<Scenario> scenarios;
   for (const std::string& f : ScenarioFiles(paths)) scenarios.push_back(LoadScenario(f));
 
-  std::printf("%-26s %-17s %-8s %-20s %-20s %s\n", "scenario", "algorithm", "backend", "verdict",
+  std::printf("%-26s %-18s %-8s %-24s %-24s %s\n", "scenario", "algorithm", "backend", "verdict",
               "expected", "");
   int runs = 0, mismatches = 0;
   for (const Scenario& s : scenarios) {
@@ -235,7 +235,7 @@ int CheckCommand(const std::vector<std::string>& args) {
       const bool met = r.ExpectationMet().value_or(false);
       ++runs;
       if (!met) ++mismatches;
-      std::printf("%-26s %-17s %-8s %-20s %-20s %s\n", s.name.c_str(), algo.c_str(),
+      std::printf("%-26s %-18s %-8s %-24s %-24s %s\n", s.name.c_str(), algo.c_str(),
                   std::string(BackendName(o.backend)).c_str(), OutcomeText(r).c_str(),
                   ExpectationText(expectation).c_str(), met ? "ok" : "MISMATCH");
       std::fflush(stdout);
