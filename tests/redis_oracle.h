@@ -20,25 +20,11 @@
 #include <vector>
 
 #include "sim/real/clock_control.h"
+#include "sim/real/hiredis_reply.h"
 #include "sim/real/redis_server.h"
 #include "sim/reply.h"
 
 namespace locksim {
-
-inline Reply ReplyFromHiredis(const redisReply* r) {
-  switch (r->type) {
-    case REDIS_REPLY_STATUS: return Reply::Status(std::string(r->str, r->len));
-    case REDIS_REPLY_ERROR: return Reply::Error(std::string(r->str, r->len));
-    case REDIS_REPLY_INTEGER: return Reply::Integer(r->integer);
-    case REDIS_REPLY_STRING: return Reply::String(std::string(r->str, r->len));
-    case REDIS_REPLY_ARRAY: {
-      std::vector<Reply> e;
-      for (size_t i = 0; i < r->elements; ++i) e.push_back(ReplyFromHiredis(r->element[i]));
-      return Reply::Array(std::move(e));
-    }
-    default: return Reply::Nil();
-  }
-}
 
 class RedisOracle {
  public:

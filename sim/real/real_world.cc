@@ -8,6 +8,7 @@
 #include <hiredis/hiredis.h>
 
 #include "sim/errors.h"
+#include "sim/real/hiredis_reply.h"
 #include "sim/real/interrupt.h"
 
 namespace locksim {
@@ -15,22 +16,6 @@ namespace {
 
 Nanos WallClock() {
   return duration_cast<Nanos>(std::chrono::system_clock::now().time_since_epoch());
-}
-
-// Converts a hiredis reply once, at the socket; nothing of hiredis leaks out.
-Reply FromHiredis(const redisReply* r) {
-  switch (r->type) {
-    case REDIS_REPLY_STATUS: return Reply::Status(std::string(r->str, r->len));
-    case REDIS_REPLY_ERROR: return Reply::Error(std::string(r->str, r->len));
-    case REDIS_REPLY_INTEGER: return Reply::Integer(r->integer);
-    case REDIS_REPLY_STRING: return Reply::String(std::string(r->str, r->len));
-    case REDIS_REPLY_ARRAY: {
-      std::vector<Reply> elements;
-      for (size_t i = 0; i < r->elements; ++i) elements.push_back(FromHiredis(r->element[i]));
-      return Reply::Array(std::move(elements));
-    }
-    default: return Reply::Nil();
-  }
 }
 
 bool IsSubscribe(const std::string& name) {
@@ -108,7 +93,7 @@ void RealWorld::OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
   RealWorld* world = p->world;
   if (!world->shutting_down_) {
     Reply r = reply != nullptr
-                  ? FromHiredis(static_cast<redisReply*>(reply))
+                  ? ReplyFromHiredis(static_cast<redisReply*>(reply))
                   : Reply::Error("ERR locksim: connection to node " + std::to_string(p->node) +
                                  " lost" + (ac && ac->errstr[0] ? std::string(": ") + ac->errstr : ""));
     world->now_ = std::max(world->now_, world->Elapsed());
