@@ -88,7 +88,25 @@ std::string RedisServer::Resolve(const std::string& binary) {
   return {};
 }
 
+void RedisServer::RemoveStaleFolders() {
+  std::error_code ec;
+  const auto tmp = std::filesystem::temp_directory_path(ec);
+  if (ec) return;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("locksim-redis-", 0) != 0 || !entry.is_directory(ec)) continue;
+    std::ifstream in(entry.path() / "owner.pid");
+    long pid = 0;
+    if (!(in >> pid) || pid <= 0) continue;  // not (yet) claimed: leave it
+    // A live owner keeps its folder; ESRCH means the harness is gone (its
+    // server died with it, by the parent-death signal).
+    if (kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    std::filesystem::remove_all(entry.path(), ec);
+  }
+}
+
 std::unique_ptr<RedisServer> RedisServer::Start(const RedisServerOptions& options) {
+  RemoveStaleFolders();
   const std::string binary = Resolve(options.binary);
   if (binary.empty()) {
     throw InputError("--redis-server: \"" + options.binary +
@@ -102,6 +120,9 @@ std::unique_ptr<RedisServer> RedisServer::Start(const RedisServerOptions& option
     std::string tmpl = (std::filesystem::temp_directory_path() / "locksim-redis-XXXXXX").string();
     if (mkdtemp(tmpl.data()) == nullptr) throw HarnessError("mkdtemp(" + tmpl + ") failed");
     server->dir_ = tmpl;
+    // Who owns the folder: the next harness removes it if this one dies
+    // without cleaning up (SIGKILL), see RemoveStaleFolders().
+    std::ofstream(server->dir_ + "/owner.pid") << getpid() << "\n";
     server->port_ = PickPort();
     const std::string port = std::to_string(server->port_);
     const std::string log = server->dir_ + "/redis.log";

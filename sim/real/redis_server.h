@@ -4,7 +4,8 @@
 // a fresh temporary folder and no persistence. It is stopped (SIGKILL, then
 // reaped) and its folder removed when the object is destroyed, which covers
 // normal exits and errors; if the harness itself dies, the kernel kills the
-// server too (PR_SET_PDEATHSIG).
+// server too (PR_SET_PDEATHSIG), and the next harness to start a server
+// removes the folder.
 #ifndef LOCKSIM_SIM_REAL_REDIS_SERVER_H_
 #define LOCKSIM_SIM_REAL_REDIS_SERVER_H_
 
@@ -38,6 +39,9 @@ class RedisServer {
 
   // Finds `binary` as execvp would; empty when absent.
   static std::string Resolve(const std::string& binary);
+  // Removes the folders of servers whose harness died without cleaning up
+  // (killed with SIGKILL): each folder names its owner's pid. Start() calls it.
+  static void RemoveStaleFolders();
 
  private:
   RedisServer() = default;
