@@ -207,6 +207,7 @@ class VirtualRedis {
   Reply GetGeneric(const std::string& key);
   Reply IncrDecr(const std::string& key, int64_t incr);
   // ---- t_hash.cc ----
+  Object* HashLookupWriteOrCreate(const std::string& key);
   Reply HsetCommand(const Command& argv);
   Reply HgetCommand(const Command& argv);
   Reply HdelCommand(const Command& argv);

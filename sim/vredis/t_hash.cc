@@ -31,21 +31,24 @@ bool SetField(Fields& fields, const std::string& field, std::string value) {
 
 }  // namespace
 
+// hashTypeLookupWriteOrCreate(): the hash at `key`, created empty if the
+// key is missing; nullptr when the key holds another type (WRONGTYPE).
+VirtualRedis::Object* VirtualRedis::HashLookupWriteOrCreate(const std::string& key) {
+  Object* o = LookupWrite(key);
+  if (o != nullptr) return o->type == Object::Type::kHash ? o : nullptr;
+  Object fresh;
+  fresh.type = Object::Type::kHash;
+  return &SetKey(key, std::move(fresh), /*keep_ttl=*/false);
+}
+
 // hsetCommand(): the field/value pairs must pair up (an arity error, even
 // though the arity itself is -4), then the key must be a hash or missing.
 // Replies with the number of new fields; propagated as written.
 Reply VirtualRedis::HsetCommand(const Command& argv) {
   if (argv.size() % 2 == 1) return ArityError("hset");
   const std::string& key = argv[1];
-  Object* o = LookupWrite(key);
-  if (o != nullptr && o->type != Object::Type::kHash) {
-    return Reply::Error(std::string(kWrongTypeErr));
-  }
-  if (o == nullptr) {
-    Object fresh;
-    fresh.type = Object::Type::kHash;
-    o = &SetKey(key, std::move(fresh), /*keep_ttl=*/false);
-  }
+  Object* o = HashLookupWriteOrCreate(key);
+  if (o == nullptr) return Reply::Error(std::string(kWrongTypeErr));
   int64_t created = 0;
   for (size_t i = 2; i < argv.size(); i += 2) {
     if (SetField(o->hash, argv[i], argv[i + 1])) ++created;
@@ -102,15 +105,8 @@ Reply VirtualRedis::HincrbyCommand(const Command& argv) {
   int64_t incr;
   if (!StringToInt64(argv[3], &incr)) return Reply::Error(std::string(kNotIntegerErr));
   const std::string& key = argv[1];
-  Object* o = LookupWrite(key);
-  if (o != nullptr && o->type != Object::Type::kHash) {
-    return Reply::Error(std::string(kWrongTypeErr));
-  }
-  if (o == nullptr) {
-    Object fresh;
-    fresh.type = Object::Type::kHash;
-    o = &SetKey(key, std::move(fresh), /*keep_ttl=*/false);
-  }
+  Object* o = HashLookupWriteOrCreate(key);
+  if (o == nullptr) return Reply::Error(std::string(kWrongTypeErr));
   int64_t value = 0;
   auto it = FindField(o->hash, argv[2]);
   if (it != o->hash.end() && !StringToInt64(it->second, &value)) {
