@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "lockimpls/limiter.h"
 #include "sim/env.h"
 #include "sim/task.h"
 #include "sim/time.h"
@@ -31,6 +32,7 @@ struct LockConfig {
   Nanos retry_delay = std::chrono::milliseconds(100);  // between tries
   Nanos acquire_timeout = std::chrono::seconds(10);    // on the client's clock
   int64_t tries = 0;  // attempts per acquisition; 0: until acquire_timeout
+  int64_t limit = 0;  // rate limiters: requests admitted per window (the ttl)
   // Lease renewal by a background thread of the holder's process (a
   // watchdog, a refresh task), for the variants that renew: every
   // renewal_interval, or, when that is 0, every ttl * renewal_num /
@@ -55,6 +57,7 @@ struct LockOverrides {
   std::optional<Nanos> retry_delay;
   std::optional<Nanos> acquire_timeout;
   std::optional<int64_t> tries;
+  std::optional<int64_t> limit;
   std::optional<Nanos> renewal_interval;
   std::optional<int64_t> drift_factor_ppm;
   std::optional<bool> parallel;
@@ -84,8 +87,11 @@ struct AlgorithmInfo {
   std::string_view source;   // seed document and section
   std::string_view bug;      // the bug it carries on purpose, if any
   LockConfig defaults;       // the parameters its source uses
-  // Builds the process's lock; `process` is its main thread's Env.
+  // Builds the process's lock; `process` is its main thread's Env. Null for
+  // a rate limiter, which has make_limiter instead.
   std::unique_ptr<Lock> (*make)(Env& process, const LockConfig& config);
+  std::unique_ptr<Limiter> (*make_limiter)(Env& process, const LockConfig& config) = nullptr;
+  bool is_limiter() const { return make_limiter != nullptr; }
 };
 
 // Every variant, in catalogue order.

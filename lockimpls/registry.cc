@@ -7,6 +7,7 @@
 #include "lockimpls/reentrant_watchdog/reentrant_watchdog.h"
 #include "lockimpls/refresh_two_thirds/refresh_two_thirds.h"
 #include "lockimpls/registry/registry.h"
+#include "lockimpls/rate_limit/rate_limit.h"
 #include "lockimpls/redlock/redlock.h"
 #include "lockimpls/set_nx_px/set_nx_px.h"
 #include "lockimpls/set_nx_px_del/set_nx_px_del.h"
@@ -23,6 +24,12 @@ std::unique_ptr<Lock> Make(Env& process, const LockConfig& config) {
   return std::make_unique<T>(process, config);
 }
 
+template <typename T>
+std::unique_ptr<Limiter> MakeLimiter(Env& process, const LockConfig& config) {
+  return std::make_unique<T>(process, config);
+}
+
+
 LockConfig Defaults(Nanos ttl, Nanos retry_delay, Nanos acquire_timeout, int64_t tries = 0) {
   LockConfig c;
   c.ttl = ttl;
@@ -36,6 +43,15 @@ LockConfig Defaults(Nanos ttl, Nanos retry_delay, Nanos acquire_timeout, int64_t
 LockConfig Renewing(LockConfig c, int64_t num, int64_t den) {
   c.renewal_num = num;
   c.renewal_den = den;
+  return c;
+}
+
+// seed 002 §2 gives no numbers; a window of 1 s (EXPIRE takes seconds) and
+// 10 requests per window.
+LockConfig LimiterDefaults() {
+  LockConfig c = Defaults(std::chrono::seconds(1), std::chrono::milliseconds(0),
+                          std::chrono::seconds(0));
+  c.limit = 10;
   return c;
 }
 
@@ -132,6 +148,16 @@ const std::vector<AlgorithmInfo>& Algorithms() {
        "whose clock jumps (F9) lets a second majority form; a pause after the validity "
        "check (F10) still yields two owners",
        RedlockDefaults(), &Make<RedlockLock>},
+      {"rate-limit-lua",
+       "access limiter: one EVAL of INCR + (first request) EXPIRE window; refuse above limit",
+       "seed 002 §2 (IP访问次数限制)",
+       "EXPIRE takes whole seconds: a window under 1 s becomes EXPIRE 0 and admits everything",
+       LimiterDefaults(), nullptr, &MakeLimiter<RateLimitLua>},
+      {"rate-limit-naive", "access limiter: INCR, then EXPIRE as a separate command",
+       "seed 002 §2, without its script",
+       "a crash between INCR and EXPIRE leaves the counter without TTL: refused for ever (F15); "
+       "and EXPIRE 0 for a window under 1 s",
+       LimiterDefaults(), nullptr, &MakeLimiter<RateLimitNaive>},
   };
   return kAlgorithms;
 }
@@ -143,6 +169,7 @@ LockConfig Resolve(const LockOverrides& o, const LockConfig& defaults) {
   if (o.retry_delay) c.retry_delay = *o.retry_delay;
   if (o.acquire_timeout) c.acquire_timeout = *o.acquire_timeout;
   if (o.tries) c.tries = *o.tries;
+  if (o.limit) c.limit = *o.limit;
   if (o.renewal_interval) c.renewal_interval = *o.renewal_interval;
   if (o.drift_factor_ppm) c.drift_factor_ppm = *o.drift_factor_ppm;
   if (o.parallel) c.parallel = *o.parallel;
@@ -160,6 +187,7 @@ std::string DescribeConfig(const LockConfig& c) {
   std::string s = "ttl=" + FormatDuration(c.ttl) + " retry_delay=" + FormatDuration(c.retry_delay) +
                   " acquire_timeout=" + FormatDuration(c.acquire_timeout);
   if (c.tries > 0) s += " tries=" + std::to_string(c.tries);
+  if (c.limit > 0) s = "window(ttl)=" + FormatDuration(c.ttl) + " limit=" + std::to_string(c.limit);
   if (c.renewal_num > 0) {
     s += " renewal_interval=";
     s += c.renewal_interval.count() > 0

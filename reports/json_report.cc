@@ -79,7 +79,9 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
     violations.push_back(vj);
   }
   j["violations"] = violations;
-  if (r.scenario.workload.type != WorkloadSpec::Type::kNone) {
+  if (r.limiter) {
+    j["limiter"] = {{"invariant_holds", r.effect.holds}, {"effects", r.effect.sentences}};
+  } else if (r.scenario.workload.type != WorkloadSpec::Type::kNone) {
     j["workload"] = {{"type", WorkloadName(r.scenario.workload.type)},
                      {"invariant_holds", r.effect.holds},
                      {"effects", r.effect.sentences}};

@@ -24,6 +24,7 @@ std::string_view OpFName(OpF f) {
     case OpF::kWrite: return "write";
     case OpF::kRefresh: return "refresh";
     case OpF::kJob: return "job";
+    case OpF::kAdmit: return "admit";
   }
   return "?";
 }

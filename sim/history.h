@@ -24,9 +24,10 @@ enum class OpType : uint8_t { kInvoke, kOk, kFail, kInfo };
 // The protected resource (workloads): read, write (ok: accepted, fail:
 // rejected by the fencing guard; value starts with the number written),
 // refresh (token-refresh: value is the invalidation epoch), job
-// (scheduled-job: value is the tick).
+// (scheduled-job: value is the tick). Rate limiters: admit (invoke; ok:
+// admitted, fail: refused; value is the window's count).
 enum class OpF : uint8_t {
-  kAcquire, kCs, kRelease, kRedis, kPause, kResume, kRead, kWrite, kRefresh, kJob
+  kAcquire, kCs, kRelease, kRedis, kPause, kResume, kRead, kWrite, kRefresh, kJob, kAdmit
 };
 
 std::string_view OpTypeName(OpType t);

@@ -128,8 +128,8 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
   out << "; " << r.acquisitions << " acquisitions, " << r.failed_acquisitions
       << " timed out, " << r.redis_commands << " Redis commands\n";
   for (const Violation& v : r.check.violations) out << "  " << DescribeViolation(r, v) << "\n";
-  if (r.scenario.workload.type != WorkloadSpec::Type::kNone) {
-    out << "workload " << WorkloadName(r.scenario.workload.type) << ": ";
+  if (r.limiter || r.scenario.workload.type != WorkloadSpec::Type::kNone) {
+    out << (r.limiter ? std::string("limiter") : "workload " + std::string(WorkloadName(r.scenario.workload.type))) << ": ";
     for (size_t i = 0; i < r.effect.sentences.size(); ++i) {
       out << (i ? "; " : "") << r.effect.sentences[i];
     }

@@ -1,6 +1,7 @@
 #include "sim/resource.h"
 
 #include <cstdlib>
+#include <algorithm>
 #include <map>
 
 namespace locksim {
@@ -30,6 +31,7 @@ namespace {
 int64_t Leading(const std::string& value) { return std::strtoll(value.c_str(), nullptr, 10); }
 
 std::string Plural(int64_t n, const std::string& word) {
+  if (word == "admitted") return std::to_string(n) + " admitted";
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
@@ -102,6 +104,61 @@ WorkloadEffect CheckWorkload(const History& history, const WorkloadSpec& spec) {
   if (rejected > 0) {
     e.sentences.push_back(Plural(rejected, "stale write") +
                           " rejected by the fencing token");
+  }
+  return e;
+}
+
+WorkloadEffect CheckLimiter(const History& history, int64_t limit, Nanos window,
+                            Nanos tolerance) {
+  WorkloadEffect e;
+  std::vector<std::pair<Nanos, int64_t>> admitted;  // (time, count), in time order
+  int64_t refused = 0;
+  std::map<int, bool> expire_owed;  // actor -> INCR returned 1, no EXPIRE yet
+  std::map<int, bool> incr_pending;
+  for (const Op& op : history.ops()) {
+    if (op.f == OpF::kAdmit && op.type == OpType::kOk) admitted.push_back({op.time, Leading(op.value)});
+    if (op.f == OpF::kAdmit && op.type == OpType::kFail) ++refused;
+    if (op.f != OpF::kRedis) continue;
+    if (op.type == OpType::kInvoke) {
+      incr_pending[op.process] = op.value.rfind("INCR ", 0) == 0;
+      if (op.value.rfind("EXPIRE ", 0) == 0) expire_owed[op.process] = false;
+    } else if (incr_pending[op.process]) {
+      incr_pending[op.process] = false;
+      if (op.value == "(integer) 1") expire_owed[op.process] = true;
+    }
+  }
+  // Two pointers over the admissions: for each window start, count what
+  // was admitted before it ended.
+  int64_t worst = 0;
+  Nanos worst_at{0};
+  size_t end = 0;
+  for (size_t i = 0; i < admitted.size(); ++i) {
+    if (admitted[i].second != 1) continue;
+    const Nanos until = admitted[i].first + window - tolerance;
+    end = std::max(end, i);
+    while (end < admitted.size() && admitted[end].first < until) ++end;
+    const int64_t n = static_cast<int64_t>(end - i);
+    if (n > worst) {
+      worst = n;
+      worst_at = admitted[i].first;
+    }
+  }
+  if (worst > limit) {
+    e.holds = false;
+    e.sentences.push_back("admitted " + std::to_string(worst) + " requests within one " +
+                          FormatDuration(window) + " window from " + FormatDuration(worst_at) +
+                          " (limit " + std::to_string(limit) + ")");
+  } else {
+    e.sentences.push_back("at most " + std::to_string(limit) + " admitted per " +
+                          FormatDuration(window) + " window (" +
+                          Plural(static_cast<int64_t>(admitted.size()), "admitted") + ", " +
+                          std::to_string(refused) + " refused)");
+  }
+  for (const auto& [actor, owed] : expire_owed) {
+    if (!owed) continue;
+    e.holds = false;
+    e.sentences.push_back("the counter was left without a TTL by " + history.name(actor) +
+                          ": every later request is refused for ever");
   }
   return e;
 }

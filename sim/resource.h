@@ -57,6 +57,13 @@ struct WorkloadEffect {
 };
 WorkloadEffect CheckWorkload(const History& history, const WorkloadSpec& spec);
 
+// A rate limiter's invariants (seed 002 §2): no more than `limit` requests
+// admitted in any window the limiter opened (a window opens with a count of
+// 1 and lasts `window`, less `tolerance` for the messages' latency), and no
+// counter left without a TTL (an INCR that returned 1 with no EXPIRE after
+// it from the same client).
+WorkloadEffect CheckLimiter(const History& history, int64_t limit, Nanos window, Nanos tolerance);
+
 }  // namespace locksim
 
 #endif  // LOCKSIM_SIM_RESOURCE_H_

@@ -79,6 +79,7 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
   // destroyed first.
   std::vector<std::unique_ptr<ProcessEnv>> envs;
   std::vector<std::unique_ptr<Lock>> locks;
+  std::vector<std::unique_ptr<Limiter>> limiters;
   std::unique_ptr<Runtime> world;
   if (options.backend == Backend::kVirtual) {
     VirtualWorld::Options v;
@@ -125,17 +126,29 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
     process_of[c.name] = p;
     envs.push_back(std::make_unique<ProcessEnv>(world.get(), p));
     ProcessEnv& main_thread = *envs.back();
-    locks.push_back(algo->make(main_thread, lock_config));
-    Lock& lock = *locks.back();
+    // The process's threads: the main one alone, or "A.1", "A.2", ...
+    std::vector<ProcessEnv*> threads;
     if (c.threads == 1) {
-      world->Spawn(p, c.start, RunClient(*world, main_thread, lock, c, lock_config.key, s.workload, resource));
+      threads.push_back(&main_thread);
+    } else {
+      for (int64_t t = 1; t <= c.threads; ++t) {
+        const int id = t == 1 ? 1 : world->NextThreadId(p);
+        const int actor = world->AddThread(p, c.name + "." + std::to_string(t));
+        envs.push_back(std::make_unique<ProcessEnv>(world.get(), p, actor, id));
+        threads.push_back(envs.back().get());
+      }
+    }
+    if (algo->is_limiter()) {
+      limiters.push_back(algo->make_limiter(main_thread, lock_config));
+      for (ProcessEnv* t : threads) {
+        world->Spawn(p, c.start, RunLimiterClient(*world, *t, *limiters.back(), c, lock_config.key));
+      }
       continue;
     }
-    for (int64_t t = 1; t <= c.threads; ++t) {
-      const int id = t == 1 ? 1 : world->NextThreadId(p);
-      const int actor = world->AddThread(p, c.name + "." + std::to_string(t));
-      envs.push_back(std::make_unique<ProcessEnv>(world.get(), p, actor, id));
-      world->Spawn(p, c.start, RunClient(*world, *envs.back(), lock, c, lock_config.key, s.workload, resource));
+    locks.push_back(algo->make(main_thread, lock_config));
+    for (ProcessEnv* t : threads) {
+      world->Spawn(p, c.start,
+                   RunClient(*world, *t, *locks.back(), c, lock_config.key, s.workload, resource));
     }
   }
   ScheduleFaults(*world, s.faults,
@@ -155,6 +168,14 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
   }
   result.check = CheckMutualExclusion(result.history, result.end);
   result.effect = CheckWorkload(result.history, s.workload);
+  if (algo->is_limiter()) {
+    result.limiter = true;
+    // Window starts are seen a reply's latency late; allow for it.
+    const Nanos tolerance = options.backend == Backend::kVirtual
+                                ? 2 * s.network.latency_max + std::chrono::milliseconds(1)
+                                : std::chrono::milliseconds(50);
+    result.effect = CheckLimiter(result.history, lock_config.limit, lock_config.ttl, tolerance);
+  }
   return result;
 }
 

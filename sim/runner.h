@@ -36,7 +36,8 @@ struct RunResult {
   int64_t failed_acquisitions = 0;
   int64_t redis_commands = 0;
 
-  bool violated() const { return !check.ok(); }
+  bool limiter = false;  // a rate limiter: the verdict is its invariant
+  bool violated() const { return limiter ? !effect.holds : !check.ok(); }
   std::string_view verdict() const { return violated() ? "violated" : "safe"; }
   // "A/B" for each distinct overlapping pair, in order of first overlap.
   std::vector<std::string> OverlapPairs() const;

@@ -230,7 +230,7 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
   if (top.Has("lock")) {
     ObjectReader lock(top.Get("lock"), top.Path("lock"), file,
                       {"key", "ttl", "retry_delay", "acquire_timeout", "tries",
-                       "renewal_interval", "drift_factor_ppm", "parallel"});
+                       "renewal_interval", "drift_factor_ppm", "parallel", "limit"});
     auto duration = [&](const char* name, std::optional<Nanos>* out) {
       if (!lock.Has(name)) return;
       Nanos d{0};
@@ -248,6 +248,11 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
     duration("renewal_interval", &s.lock.renewal_interval);
     if (s.lock.renewal_interval && *s.lock.renewal_interval < std::chrono::milliseconds(1)) {
       lock.Fail(lock.Path("renewal_interval"), "must be at least 1ms");
+    }
+    if (lock.Has("limit")) {
+      int64_t limit = 0;
+      lock.Integer("limit", &limit, 1, INT64_MAX / 2);
+      s.lock.limit = limit;
     }
     if (lock.Has("tries")) {
       int64_t tries = 0;

@@ -95,6 +95,18 @@ Task<void> RunClient(Runtime& runtime, ProcessEnv& env, Lock& lock, const Client
   }
 }
 
+Task<void> RunLimiterClient(Runtime& runtime, ProcessEnv& env, Limiter& limiter,
+                            const ClientSpec& spec, const std::string& key) {
+  History& h = runtime.history();
+  for (int64_t i = 0; spec.iterations == 0 || i < spec.iterations; ++i) {
+    if (i > 0 && spec.think.count() > 0) co_await env.SleepFor(spec.think);
+    h.Add(runtime.Now(), env.actor(), OpType::kInvoke, OpF::kAdmit, key);
+    const Admission a = co_await limiter.Admit(env);
+    h.Add(runtime.Now(), env.actor(), a.admitted ? OpType::kOk : OpType::kFail, OpF::kAdmit,
+          std::to_string(a.count));
+  }
+}
+
 void ScheduleFaults(Runtime& runtime, const std::vector<FaultSpec>& faults,
                     const std::function<int(const std::string&)>& process_of) {
   for (const FaultSpec& f : faults) {

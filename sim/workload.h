@@ -20,6 +20,11 @@ Task<void> RunClient(Runtime& runtime, ProcessEnv& env, Lock& lock, const Client
                      const std::string& key, const WorkloadSpec& workload,
                      ProtectedResource& resource);
 
+// One thread of a client process sending requests through a rate limiter:
+// `iterations` requests, `think` apart.
+Task<void> RunLimiterClient(Runtime& runtime, ProcessEnv& env, Limiter& limiter,
+                            const ClientSpec& spec, const std::string& key);
+
 // Schedules the scenario's faults as nemesis events. `process_of` maps a
 // client name to its process id.
 void ScheduleFaults(Runtime& runtime, const std::vector<FaultSpec>& faults,

@@ -14,7 +14,9 @@ namespace {
 
 std::vector<std::string> Ids() {
   std::vector<std::string> ids;
-  for (const AlgorithmInfo& a : Algorithms()) ids.emplace_back(a.id);
+  for (const AlgorithmInfo& a : Algorithms()) {
+    if (!a.is_limiter()) ids.emplace_back(a.id);
+  }
   return ids;
 }
 
