@@ -52,20 +52,13 @@ TEST(RealScenarios, ContentionWithoutFaultsIsSafeOnRealRedis) {
 
 TEST(RealScenarios, RedlockOnThreeRealServersIsSafeUnderContention) {
   // Three redis-server processes, one per node, started by the harness.
-  constexpr char kThreeNodes[] = R"({
-    "duration": "5m",
-    "algorithm": "redlock",
-    "nodes": 3,
-    "real_time_scale": "1/5",
-    "lock": {"ttl": "5s", "retry_delay": "10ms", "acquire_timeout": "2m", "tries": 100000},
-    "clients": [
-      {"name": "A", "hold": "50ms", "think": "20ms", "iterations": 5},
-      {"name": "B", "start": "5ms", "hold": "50ms", "think": "20ms", "iterations": 5},
-      {"name": "C", "start": "10ms", "hold": "50ms", "think": "20ms", "iterations": 5}
-    ]
-  })";
+  // The shared contention scenario, on three masters.
+  std::string three_nodes = kContention;
+  const std::string algorithm = "\"algorithm\": \"set-nx-px\"";
+  three_nodes.replace(three_nodes.find(algorithm), algorithm.size(),
+                      "\"algorithm\": \"redlock\", \"nodes\": 3");
   for (bool parallel : {true, false}) {
-    std::string text = kThreeNodes;
+    std::string text = three_nodes;
     if (!parallel) text.replace(text.find("\"tries\": 100000"), 15, "\"tries\": 100000, \"parallel\": false");
     RunOptions o;
     o.backend = Backend::kReal;

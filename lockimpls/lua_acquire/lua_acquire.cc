@@ -18,10 +18,7 @@ Task<bool> LuaAcquireLock::Acquire(Env& env) {
 }
 
 Task<bool> LuaAcquireLock::Release(Env& env) {
-  Command eval = {"EVAL", std::string(kCompareAndDeleteScript), "1", config_.key,
-                  values_[env.ThreadId()]};
-  Reply r = co_await env.Call(0, std::move(eval));
-  co_return r.IsInteger(1);
+  co_return co_await CompareAndDelete(env, 0, config_.key, values_[env.ThreadId()]);
 }
 
 }  // namespace locksim

@@ -26,8 +26,8 @@ Task<std::vector<Reply>> CallAll(Env& env, Command cmd, bool parallel) {
 
 // The compare-and-delete script on every node; returns how many deleted.
 Task<int> UnlockAll(Env& env, const LockConfig& config, const std::string& token) {
-  Command eval = {"EVAL", std::string(kCompareAndDeleteScript), "1", config.key, token};
-  std::vector<Reply> replies = co_await CallAll(env, std::move(eval), config.parallel);
+  std::vector<Reply> replies =
+      co_await CallAll(env, CompareAndDeleteCommand(config.key, token), config.parallel);
   int deleted = 0;
   for (const Reply& r : replies) deleted += r.IsInteger(1) ? 1 : 0;
   co_return deleted;

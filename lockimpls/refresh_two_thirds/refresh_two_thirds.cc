@@ -67,11 +67,9 @@ Task<bool> RefreshTwoThirdsLock::Release(Env& env) {
     *refresh_cancelled_ = true;
     refresh_cancelled_.reset();
   }
-  const Command eval = {"EVAL", std::string(kCompareAndDeleteScript), "1", config_.key,
-                        Identity(env)};
-  Reply r = co_await env.Call(0, eval);
+  const bool deleted = co_await CompareAndDelete(env, 0, config_.key, Identity(env));
   local_.Unlock();
-  co_return r.IsInteger(1);
+  co_return deleted;
 }
 
 }  // namespace locksim

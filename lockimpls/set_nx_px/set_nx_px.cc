@@ -19,11 +19,18 @@ Task<bool> SetNxPxLock::Acquire(Env& env) {
   }
 }
 
-Task<bool> SetNxPxLock::Release(Env& env) {
-  Command eval = {"EVAL", std::string(kCompareAndDeleteScript), "1", config_.key,
-                  tokens_[env.ThreadId()]};
-  Reply r = co_await env.Call(0, std::move(eval));
+Command CompareAndDeleteCommand(const std::string& key, const std::string& token) {
+  return {"EVAL", std::string(kCompareAndDeleteScript), "1", key, token};
+}
+
+Task<bool> CompareAndDelete(Env& env, int node, const std::string& key, const std::string& token) {
+  Command eval = CompareAndDeleteCommand(key, token);
+  Reply r = co_await env.Call(node, std::move(eval));
   co_return r.IsInteger(1);
+}
+
+Task<bool> SetNxPxLock::Release(Env& env) {
+  co_return co_await CompareAndDelete(env, 0, config_.key, tokens_[env.ThreadId()]);
 }
 
 }  // namespace locksim

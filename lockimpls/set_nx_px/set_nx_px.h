@@ -29,6 +29,12 @@ inline constexpr std::string_view kCompareAndDeleteScript =
     "    return 0\n"
     "end";
 
+// The compare-and-delete command for `key` held by `token`.
+Command CompareAndDeleteCommand(const std::string& key, const std::string& token);
+// Sends it to `node`; true when it deleted the key (still the caller's).
+// The release of set-nx-px, lua-acquire, fenced and refresh-two-thirds.
+Task<bool> CompareAndDelete(Env& env, int node, const std::string& key, const std::string& token);
+
 class SetNxPxLock : public Lock {
  public:
   SetNxPxLock(Env& process, const LockConfig& config) : config_(config) {}
