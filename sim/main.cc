@@ -18,6 +18,7 @@
 
 #include "lockimpls/lock.h"
 #include "reports/json_report.h"
+#include "sim/compare_command.h"
 #include "sim/errors.h"
 #include "sim/real/interrupt.h"
 #include "sim/runner.h"
@@ -36,12 +37,17 @@ constexpr char kUsage[] =
     "  run SCENARIO.json   run one scenario with one algorithm and check it\n"
     "  check PATH...       run every scenario (files or folders) against every\n"
     "                      algorithm in its \"expect\" map; compare verdicts\n"
+    "  compare             every algorithm x every scenario: the matrix, and\n"
+    "                      results.json, report.html, summary.md, junit.xml\n"
+    "  report RESULTS.json redraw report.html (and --markdown, --junit) from\n"
+    "                      a results.json\n"
     "  list                list the lock algorithms\n"
     "  serve --port P      serve one virtual Redis node over RESP2 on 127.0.0.1\n"
     "                      (redis-cli, hiredis, any client library)\n"
     "\n"
     "`locksim <command> --help` shows a command's options.\n"
-    "exit codes: 0 safe, 1 violations found (check: a verdict not as expected),\n"
+    "exit codes: 0 safe, 1 violations found (check: a verdict not as expected;\n"
+    "            compare: a cell not safe or not as expected),\n"
     "            2 bad input or usage, 3 the harness failed,\n"
     "            128+N stopped by signal N (after stopping every server it started)\n";
 
@@ -329,6 +335,8 @@ int Main(int argc, char** argv) {
     if (command == "run") return RunCommand(args);
     if (command == "check") return CheckCommand(args);
     if (command == "list") return ListCommand(args);
+    if (command == "compare") return CompareCommand(args);
+    if (command == "report") return ReportCommand(args);
     if (command == "serve") return ServeCommand(args);
     if (command == "help" || command == "--help" || command == "-h") {
       std::fputs(kUsage, stdout);
