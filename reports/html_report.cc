@@ -129,7 +129,7 @@ std::string MatrixLegend() {
   const char* keys[][2] = {{"safe", "SAFE: no two clients inside at once"},
                            {"violated", "VIOLATED n: n overlapping critical sections"},
                            {"deadlock", "DEADLOCK: nobody acquires any more"},
-                           {"degraded", "DEGRADED: safe, but acquisitions fail or stall"}};
+                           {"degraded", "DEGRADED: safe, but slow or starved"}};
   for (auto& k : keys) {
     s += std::string("<span class=\"key\"><span class=\"sw v-") + k[0] +
          "\" style=\"border:1px solid currentColor\"></span>" + EscapeXml(k[1]) + "</span>";
