@@ -80,14 +80,24 @@ std::string RenderMarkdownSummary(const ojson& r) {
   }
   if (!mismatches.empty()) s += "\n### Not as expected\n\n" + mismatches;
 
+  // A PR comment stays short: the first failures, then a count.
+  constexpr int kMaxFailed = 30;
   std::string failed;
+  int n_failed = 0;
   for (const ojson& c : r.at("cells")) {
     if (!CellFailed(c)) continue;
+    if (++n_failed > kMaxFailed) continue;
     failed += "- `" + c.at("scenario").get<std::string>() + "` \xC2\xB7 `" +
               c.at("algorithm").get<std::string>() + "` **" + CellLabel(c) + "**: " +
               EffectSentence(c) + "\n";
   }
-  if (!failed.empty()) s += "\n### What failed\n\n" + failed;
+  if (n_failed > kMaxFailed) {
+    failed += "- \xE2\x80\xA6 and " + std::to_string(n_failed - kMaxFailed) +
+              " more: every one in `report.html`\n";
+  }
+  if (!failed.empty()) {
+    s += "\n### What failed (" + std::to_string(n_failed) + ")\n\n" + failed;
+  }
 
   s += "\n### Liveness per variant\n\n| variant | acquisitions | timed out | latency p50 | "
        "latency p99 | retries / acq. | commands / acq. | throughput / s |\n"

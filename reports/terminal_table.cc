@@ -60,8 +60,12 @@ std::string RenderTerminalTable(const ojson& r, bool colour) {
     widths.push_back(w);
   }
 
+  // The last column is not padded: no trailing blanks.
+  auto Fit = [&](const std::string& text, size_t i) {
+    return i + 1 == names.size() ? text : Pad(text, widths[i]);
+  };
   std::string s = Pad("variant", first);
-  for (size_t i = 0; i < names.size(); ++i) s += "  " + Pad(heads[i], widths[i]);
+  for (size_t i = 0; i < names.size(); ++i) s += "  " + Fit(heads[i], i);
   s += "\n";
   for (const ojson& a : r.at("algorithms")) {
     const std::string algo = a.get<std::string>();
@@ -71,7 +75,7 @@ std::string RenderTerminalTable(const ojson& r, bool colour) {
       std::string label = c ? CellLabel(*c) : "";
       // A cell whose scenario expected something else is marked with "!".
       if (c && c->contains("expected") && !(*c)["expected"].value("met", true)) label += "!";
-      const std::string cell = Pad(label, widths[i]);
+      const std::string cell = Fit(label, i);
       s += "  ";
       s += colour && c ? std::string(Colour(*c)) + cell + "\x1b[0m" : cell;
     }
