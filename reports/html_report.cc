@@ -87,6 +87,9 @@ svg.timeline .refuse { stroke: #dc2626; stroke-width: 1.5; }
 svg.timeline .cross { stroke: #dc2626; stroke-width: 2.2; fill: none; }
 svg.timeline .fault { stroke: #0f172a; stroke-width: 1.2; stroke-dasharray: 5 3; fill: none; }
 svg.timeline .fault.pause-mark { stroke: #475569; }
+svg.timeline .fault.write-mark { stroke: #dc2626; stroke-width: 2; }
+svg.timeline .fault-label.write-label { fill: #b91c1c; }
+svg.timeline .stall { fill: #f59e0b; fill-opacity: 0.16; stroke: #b45309; stroke-dasharray: 2 3; }
 svg.timeline .expiry { stroke: #b91c1c; stroke-width: 2; fill: none; }
 .tl-legend { display: flex; gap: 16px; flex-wrap: wrap; font-size: 12.5px; color: var(--muted); margin: 4px 0 0; }
 .tl-legend svg { vertical-align: -3px; margin-right: 5px; }
@@ -127,7 +130,7 @@ std::string Latency(const ojson& v) {
 std::string MatrixLegend() {
   std::string s = "<div class=\"legend\">";
   const char* keys[][2] = {{"safe", "SAFE: no two clients inside at once"},
-                           {"violated", "VIOLATED n: n overlapping critical sections"},
+                           {"violated", "VIOLATED n: n safety violations (overlaps, foreign writes)"},
                            {"deadlock", "DEADLOCK: nobody acquires any more"},
                            {"degraded", "DEGRADED: safe, but slow or starved"}};
   for (auto& k : keys) {
@@ -161,6 +164,9 @@ std::string TimelineLegend() {
   s += "<span>" + sw("<rect x=\"1\" y=\"1\" width=\"20\" height=\"12\" fill=\"#ef4444\" "
                      "fill-opacity=\"0.16\" stroke=\"#dc2626\" stroke-dasharray=\"4 3\"/>") +
        "two holders at once</span>";
+  s += "<span>" + sw("<rect x=\"1\" y=\"1\" width=\"20\" height=\"12\" fill=\"#f59e0b\" "
+                     "fill-opacity=\"0.16\" stroke=\"#b45309\" stroke-dasharray=\"2 3\"/>") +
+       "nobody makes progress</span>";
   s += "<span>" + sw("<path d=\"M11 0V14\" stroke=\"#0f172a\" stroke-dasharray=\"5 3\"/>") +
        "fault</span>";
   s += "<span>" + sw("<path d=\"M11 9V14\" stroke=\"#64748b\"/>") + "Redis command</span>";

@@ -45,7 +45,7 @@ std::string EffectSentence(const ojson& cell) {
     const ojson& v = cell["counterexample"].value("violations", ojson::array());
     if (!v.empty()) {
       std::string s = v[0].value("text", "");
-      if (v.size() > 1) s += " (and " + std::to_string(v.size() - 1) + " more overlap" +
+      if (v.size() > 1) s += " (and " + std::to_string(v.size() - 1) + " more violation" +
                              (v.size() > 2 ? "s" : "") + ")";
       return s;
     }

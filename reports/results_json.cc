@@ -60,7 +60,12 @@ ojson CellToJson(const CompareResult& result, const CompareCell& c) {
   j["seeds_not_safe"] = seeds_failed;
   const RunResult* shown = c.Shown();
   j["overlaps"] = shown->OverlapPairs();
-  if (auto met = c.ExpectationMet()) j["expected"] = ExpectedToJson(s.expect.at(c.algorithm), *met);
+  // The scenario's expectation for this algorithm id (an entry under a
+  // label is not the cell's).
+  if (auto met = c.ExpectationMet()) {
+    auto it = s.expect.find(c.algorithm);
+    if (it != s.expect.end()) j["expected"] = ExpectedToJson(it->second, *met);
+  }
   if (shown->limiter || s.workload.type != WorkloadSpec::Type::kNone) {
     j["invariant_holds"] = shown->effect.holds;
     j["effects"] = shown->effect.sentences;

@@ -37,6 +37,7 @@ struct Op {
   int64_t time = 0;
   std::string process, type, f, value;
   int node = -1;
+  std::string subject;  // state: the client whose command changed it, if named
 };
 
 struct Bar {
@@ -68,40 +69,40 @@ struct Marker {
   int row = 0;
 };
 
-// `lock:x = "tok-A" pttl 5000` or `lock:x absent`, as the history records a
-// Redis node's lock key after each change.
-NodeSegment ParseState(const Op& op) {
+// A Redis node's lock key after each change, as the history records it:
+//   lock:x = "tok-A" pttl 5000     lock:x = "tok-A" no ttl
+//   lock:x = {uuid:1: 2} pttl 30000    lock:x absent
+// The owner shown is the client that made the change when the op names it
+// (`subject`), else the value itself.
+NodeSegment ParseState(const Op& op, const std::string& subject) {
   NodeSegment s;
   s.start = op.time;
   s.value = op.value;
-  const std::string& v = op.value;
+  std::string v = op.value;
   if (v.size() >= 7 && v.compare(v.size() - 7, 7, " absent") == 0) {
     s.absent = true;
     return s;
   }
-  const size_t q1 = v.find('"');
-  const size_t q2 = q1 == std::string::npos ? q1 : v.find('"', q1 + 1);
-  if (q2 != std::string::npos) s.owner = v.substr(q1 + 1, q2 - q1 - 1);
-  const size_t p = v.find("pttl ");
+  const size_t p = v.rfind(" pttl ");
   if (p != std::string::npos) {
     int64_t ms = 0;
-    bool neg = false, any = false;
-    for (size_t i = p + 5; i < v.size(); ++i) {
-      if (i == p + 5 && v[i] == '-') {
-        neg = true;
-      } else if (v[i] >= '0' && v[i] <= '9') {
-        ms = ms * 10 + (v[i] - '0');
-        any = true;
-      } else {
-        break;
-      }
+    bool any = false;
+    for (size_t i = p + 6; i < v.size() && v[i] >= '0' && v[i] <= '9'; ++i) {
+      ms = ms * 10 + (v[i] - '0');
+      any = true;
     }
-    if (any) s.pttl_ms = neg ? -ms : ms;
+    if (any) s.pttl_ms = ms;
+    v.resize(p);
+  } else if (const size_t n = v.rfind(" no ttl"); n != std::string::npos) {
+    s.pttl_ms = -1;
+    v.resize(n);
   }
-  if (s.owner.empty()) {
-    const size_t eq = v.find("= ");
-    s.owner = eq == std::string::npos ? v : v.substr(eq + 2);
+  const size_t eq = v.find(" = ");
+  std::string value = eq == std::string::npos ? v : v.substr(eq + 3);
+  if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
+    value = value.substr(1, value.size() - 2);
   }
+  s.owner = subject.empty() ? value : subject;
   return s;
 }
 
@@ -193,6 +194,7 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
     op.f = o.at("f").get<std::string>();
     op.value = o.value("value", "");
     op.node = o.value("node", -1);
+    if (o.contains("subject") && o["subject"].is_string()) op.subject = o["subject"].get<std::string>();
     ops.push_back(std::move(op));
   }
   int64_t end = run.at("stats").at("end").get<int64_t>();
@@ -236,7 +238,7 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
       if (added) nodes.push_back(NodeLane{op.process, {}});
       NodeLane& lane = nodes[it->second];
       if (!lane.segments.empty()) lane.segments.back().end = op.time;
-      lane.segments.push_back(ParseState(op));
+      lane.segments.push_back(ParseState(op, op.subject));
       lane.segments.back().end = end;
       continue;
     }
@@ -287,6 +289,29 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
   for (Pause& p : pauses) {
     if (p.end < 0) p.end = end;
   }
+  // A violation that is a write rather than an overlap (another client's
+  // lock deleted or overwritten) is marked where the node's state changed.
+  std::vector<Marker> writes;
+  for (const ojson& v : run.value("violations", ojson::array())) {
+    if (v.contains("overlap") || !v.contains("state") || !v["state"].contains("time")) continue;
+    writes.push_back(Marker{v["state"]["time"].get<int64_t>(),
+                            v.value("kind", std::string("violation")) + " by " +
+                                v.value("writer", std::string("?")),
+                            0});
+  }
+  // The longest stretch nobody made progress, when it made the verdict a
+  // deadlock or degraded.
+  std::optional<Bar> stall;
+  std::string stall_text;
+  if (run.contains("liveness") && run["liveness"].is_object()) {
+    const ojson& l = run["liveness"];
+    if ((l.value("deadlock", false) || l.value("degraded", false)) && l.contains("longest_stall")) {
+      const int64_t a = l["longest_stall"].value("start", int64_t{0});
+      const int64_t b = l["longest_stall"].value("end", int64_t{0});
+      if (b > a) stall = Bar{a, b};
+      stall_text = l.value("text", std::string("nobody made progress"));
+    }
+  }
 
   const double plot_left = kLabelWidth;
   const double plot_width = kWidth - kLabelWidth - kRight;
@@ -300,11 +325,12 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
     double x;
     std::string text;
     int row;
-    bool pause;
+    int kind;  // 0 fault, 1 pause, 2 violating write
   };
   std::vector<Label> labels;
-  for (const Pause& p : pauses) labels.push_back(Label{X(p.start), "pause " + p.label, 0, true});
-  for (const Marker& m : markers) labels.push_back(Label{X(m.time), m.label, 0, false});
+  for (const Pause& p : pauses) labels.push_back(Label{X(p.start), "pause " + p.label, 0, 1});
+  for (const Marker& m : markers) labels.push_back(Label{X(m.time), m.label, 0, 0});
+  for (const Marker& m : writes) labels.push_back(Label{X(m.time), m.label, 0, 2});
   std::stable_sort(labels.begin(), labels.end(),
                    [](const Label& a, const Label& b) { return a.x < b.x; });
   std::vector<double> row_end;
@@ -358,7 +384,13 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
          "\" text-anchor=\"middle\">" + EscapeXml(ShortDuration(t)) + "</text>\n";
   }
 
-  // The overlaps, behind the lanes' bars.
+  // The stall, then the overlaps, behind the lanes' bars.
+  if (stall) {
+    const double x0 = X(stall->start), w = std::max(2.0, X(stall->end) - x0);
+    s += "<rect class=\"stall\" x=\"" + Num(x0) + "\" y=\"" + Num(lanes_top - 3) +
+         "\" width=\"" + Num(w) + "\" height=\"" + Num(lanes_height - kLaneGap + 6) +
+         "\"><title>" + EscapeXml(stall_text) + "</title></rect>\n";
+  }
   for (const ojson& v : run.value("violations", ojson::array())) {
     if (!v.contains("overlap")) continue;
     const int64_t a = v["overlap"].value("start", int64_t{0});
@@ -437,7 +469,7 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
            Num(std::max(1.5, x1 - x0)) + "\" height=\"" + Num(kLane - 8) + "\" fill=\"" +
            OwnerColour(seg.owner) + "\"><title>" + EscapeXml(nodes[n].name + ": " + seg.value +
            " at " + ShortDuration(seg.start)) + "</title></rect>\n";
-      const std::string label = seg.owner + (seg.pttl_ms && *seg.pttl_ms < 0 ? " (no TTL)" : "");
+      const std::string label = seg.owner + (seg.pttl_ms && *seg.pttl_ms < 0 ? ", no TTL" : "");
       if (x1 - x0 > 60) {
         s += "<text class=\"in-bar dark\" x=\"" + Num(x0 + 5) + "\" y=\"" +
              Num(y + kLane / 2 + 4) + "\">" +
@@ -475,9 +507,10 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
   // Fault labels and markers on top.
   for (const Label& l : labels) {
     const double y = kTop + kFaultRow * l.row + 14;
-    s += "<path class=\"" + std::string(l.pause ? "fault pause-mark" : "fault") + "\" d=\"M" +
+    static constexpr const char* kClass[] = {"fault", "fault pause-mark", "fault write-mark"};
+    s += "<path class=\"" + std::string(kClass[l.kind]) + "\" d=\"M" +
          Num(l.x) + " " + Num(y - 10) + "V" + Num(axis_y) + "\"/>\n";
-    s += "<text class=\"fault-label\" x=\"" + Num(l.x + 4) + "\" y=\"" + Num(y) + "\">" +
+    s += "<text class=\"fault-label" + std::string(l.kind == 2 ? " write-label" : "") + "\" x=\"" + Num(l.x + 4) + "\" y=\"" + Num(y) + "\">" +
          EscapeXml(l.text) + "</text>\n";
   }
   s += "</svg>\n";

@@ -233,15 +233,24 @@ ojson HandMadeRun() {
   h.push_back(op(7, 4 * s, "B", "invoke", "acquire", "lock:x"));
   h.push_back(op(8, 4 * s, "B", "ok", "acquire", "lock:x"));
   h.push_back(op(9, 4 * s, "B", "invoke", "cs", "lock:x"));
-  h.push_back(op(10, 4 * s, "redis0", "info", "state", "lock:x = \"tok-B\" pttl 5000"));
+  h.push_back(op(10, 4 * s, "redis0", "ok", "state", "lock:x = \"tok-B\" pttl 5000"));
+  h.back()["subject"] = "B";
   h.push_back(op(11, 5 * s, "nemesis", "info", "clock", "redis0 +5s"));
   h.push_back(op(12, 10 * s, "nemesis", "info", "resume", "A"));
   h.push_back(op(13, 11 * s, "A.1", "ok", "cs", "lock:x"));
+  h.push_back(op(14, 6 * s, "redis1", "ok", "state", "lock:x = {A.1: 1} no ttl"));
   return ojson{{"scenario", "hand-made"},
                {"algorithm", "x"},
                {"violations",
                 ojson::array({ojson{{"text", "A.1 and B both held lock:x"},
-                                    {"overlap", {{"start", 4 * s}, {"end", 11 * s}}}}})},
+                                    {"overlap", {{"start", 4 * s}, {"end", 11 * s}}}},
+                              ojson{{"kind", "foreign-write"},
+                                    {"writer", "B"},
+                                    {"state", {{"time", 4 * s}}}}})},
+               {"liveness",
+                {{"deadlock", true},
+                 {"longest_stall", {{"start", 3 * s}, {"end", 4 * s}}},
+                 {"text", "nobody held the lock for 1s"}}},
                {"stats", {{"end", 12 * s}}},
                {"history", h}};
 }
@@ -261,10 +270,17 @@ TEST(SvgTimeline, DrawsLanesFaultsPausesNodeStateAndTheOverlap) {
   EXPECT_EQ(Count(svg, "class=\"overlap\""), 1u);
   // Two owners on the node, the absent stretch left empty; the first
   // lease's TTL end (6s) falls after the crash, so only tok-B's (9s) shows.
-  EXPECT_EQ(Count(svg, "class=\"keyval\""), 2u);
+  EXPECT_EQ(Count(svg, "class=\"keyval\""), 3u);
   EXPECT_NE(svg.find(">tok-A</text>"), std::string::npos);
   EXPECT_EQ(Count(svg, "class=\"expiry\""), 1u);
   EXPECT_NE(svg.find("TTL runs out at 9s"), std::string::npos);
+  // Who wrote the key, when the op names them; a hash value with no TTL.
+  EXPECT_NE(svg.find(">B</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">{A.1: 1}, no TTL</text>"), std::string::npos);
+  // A violating write marked where it happened; the stall shaded.
+  EXPECT_NE(svg.find(">foreign-write by B</text>"), std::string::npos);
+  EXPECT_NE(svg.find("<rect class=\"stall\""), std::string::npos);
+  EXPECT_NE(svg.find("nobody held the lock for 1s"), std::string::npos);
   // B's critical section is open at the end of the run: drawn to the end.
   EXPECT_NE(svg.find("B in the critical section, 4s \xE2\x86\x92 12s"), std::string::npos);
 }
