@@ -3,6 +3,7 @@
 // terminal table, and the liveness figures read from a history.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "reports/acquisition_stats.h"
@@ -337,6 +338,42 @@ TEST(ReportText, LabelsAndNotes) {
   EXPECT_EQ(FigureText(ojson(1.5)), "1.5");
   EXPECT_EQ(FigureText(ojson(nullptr)), "\xE2\x80\x94");
   EXPECT_EQ(CellAnchor("a b--c/d"), "cell-a_b--c_d");
+}
+
+}  // namespace
+}  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// No JSON Schema validator here: check instead that docs' schema names
+// exactly the fields the writer emits, at the top, in a cell and in figures.
+TEST(ResultsJson, TheDocumentedSchemaNamesEveryFieldWritten) {
+  std::ifstream in(std::string(LOCKSIM_SOURCE_DIR) + "/docs/compare-results.schema.json");
+  ASSERT_TRUE(in) << "docs/compare-results.schema.json";
+  const ojson schema = ojson::parse(in);
+  auto keys_match = [](const ojson& props, const ojson& object, const std::string& where) {
+    for (const auto& [k, v] : object.items()) {
+      EXPECT_TRUE(props.contains(k)) << where << "." << k << " is written but not in the schema";
+    }
+  };
+  auto required_present = [](const ojson& required, const ojson& object, const std::string& where) {
+    for (const ojson& k : required) {
+      EXPECT_TRUE(object.contains(k.get<std::string>())) << where << "." << k << " is required";
+    }
+  };
+  const ojson& j = SmallJson();
+  keys_match(schema["properties"], j, "$");
+  required_present(schema["required"], j, "$");
+  const ojson& cell_schema = schema["$defs"]["cell"];
+  for (const ojson& c : j["cells"]) {
+    keys_match(cell_schema["properties"], c, "cell");
+    required_present(cell_schema["required"], c, "cell");
+  }
+  keys_match(schema["$defs"]["figures"]["properties"], j["variants"][0]["figures"], "figures");
+  required_present(schema["$defs"]["figures"]["required"], j["variants"][0]["figures"], "figures");
+  keys_match(schema["$defs"]["scenario"]["properties"], j["scenarios"][0], "scenario");
+  EXPECT_EQ(schema["properties"]["schema_version"]["const"], kCompareSchemaVersion);
 }
 
 }  // namespace
