@@ -1,6 +1,7 @@
 #include "reports/results_json.h"
 
 #include <map>
+#include <optional>
 
 #include "reports/json_report.h"
 #include "sim/errors.h"
@@ -10,12 +11,19 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
+// When a fault fires: " at 1s". The overload for an optional time is for
+// faults that may fire on an event instead (issue 5's triggers).
+std::string AtText(Nanos at) { return " at " + FormatDuration(at); }
+template <typename T>
+std::string AtText(const std::optional<T>& at) {
+  return at ? AtText(*at) : std::string(" on a trigger");
+}
+
 // One line per fault for the matrix's column heads. Fault types other than
 // pause are named by the history's nemesis ops, which the timelines draw.
 std::string FaultText(const FaultSpec& f) {
-  if (f.type != FaultSpec::Type::kPause) return "fault at " + FormatDuration(f.at);
-  return "pause " + f.process + " at " + FormatDuration(f.at) + " for " +
-         FormatDuration(f.duration);
+  if (f.type != FaultSpec::Type::kPause) return "fault on " + f.process + AtText(f.at);
+  return "pause " + f.process + AtText(f.at) + " for " + FormatDuration(f.duration);
 }
 
 ojson ScenarioToJson(const Scenario& s) {

@@ -290,10 +290,11 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
     if (p.end < 0) p.end = end;
   }
   // A violation that is a write rather than an overlap (another client's
-  // lock deleted or overwritten) is marked where the node's state changed.
+  // lock deleted or overwritten: it names the node's state op) is marked
+  // where that state changed.
   std::vector<Marker> writes;
   for (const ojson& v : run.value("violations", ojson::array())) {
-    if (v.contains("overlap") || !v.contains("state") || !v["state"].contains("time")) continue;
+    if (!v.contains("state") || !v["state"].contains("time")) continue;
     writes.push_back(Marker{v["state"]["time"].get<int64_t>(),
                             v.value("kind", std::string("violation")) + " by " +
                                 v.value("writer", std::string("?")),
@@ -392,7 +393,8 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
          "\"><title>" + EscapeXml(stall_text) + "</title></rect>\n";
   }
   for (const ojson& v : run.value("violations", ojson::array())) {
-    if (!v.contains("overlap")) continue;
+    // A foreign write (it names the node state op) is a marker, not a band.
+    if (!v.contains("overlap") || v.contains("state")) continue;
     const int64_t a = v["overlap"].value("start", int64_t{0});
     const int64_t b = v["overlap"].value("end", int64_t{0});
     const double x0 = X(a), w = std::max(2.0, X(b) - x0);

@@ -247,6 +247,7 @@ ojson HandMadeRun() {
                                     {"overlap", {{"start", 4 * s}, {"end", 11 * s}}}},
                               ojson{{"kind", "foreign-write"},
                                     {"writer", "B"},
+                                    {"overlap", {{"start", 4 * s}, {"end", 4 * s}}},
                                     {"state", {{"time", 4 * s}}}}})},
                {"liveness",
                 {{"deadlock", true},
