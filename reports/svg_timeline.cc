@@ -106,6 +106,24 @@ NodeSegment ParseState(const Op& op, const std::string& subject) {
   return s;
 }
 
+// Who wrote the value a state op shows, when the op does not say: the
+// client thread whose last Redis command before it carried that value (the
+// token in SET key token NX PX). Empty when none did or the value is short
+// enough to be ambiguous.
+std::string WriterOf(const std::vector<Op>& ops, const Op& state) {
+  const size_t eq = state.value.find(" = \"");
+  if (eq == std::string::npos) return "";
+  std::string token = state.value.substr(eq + 4);
+  token.resize(token.find('"') == std::string::npos ? 0 : token.find('"'));
+  if (token.size() > 3 && token.compare(token.size() - 3, 3, "...") == 0) token.resize(token.size() - 3);
+  if (token.size() < 6) return "";
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
+    if (it->index >= state.index || it->f != "redis" || it->type != "invoke") continue;
+    if (it->value.find(token) != std::string::npos) return it->process;
+  }
+  return "";
+}
+
 // A stable pastel colour for a lock owner, from a small palette.
 std::string OwnerColour(const std::string& owner) {
   static constexpr const char* kPalette[] = {"#c7d2fe", "#bbf7d0", "#fde68a", "#fbcfe8",
@@ -238,7 +256,7 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
       if (added) nodes.push_back(NodeLane{op.process, {}});
       NodeLane& lane = nodes[it->second];
       if (!lane.segments.empty()) lane.segments.back().end = op.time;
-      lane.segments.push_back(ParseState(op, op.subject));
+      lane.segments.push_back(ParseState(op, op.subject.empty() ? WriterOf(ops, op) : op.subject));
       lane.segments.back().end = end;
       continue;
     }

@@ -240,6 +240,8 @@ ojson HandMadeRun() {
   h.push_back(op(12, 10 * s, "nemesis", "info", "resume", "A"));
   h.push_back(op(13, 11 * s, "A.1", "ok", "cs", "lock:x"));
   h.push_back(op(14, 6 * s, "redis1", "ok", "state", "lock:x = {A.1: 1} no ttl"));
+  h.push_back(op(15, 7 * s, "B", "invoke", "redis", "SET lock:y tok-B-123456 NX PX 5000"));
+  h.push_back(op(16, 7 * s, "redis2", "ok", "state", "lock:y = \"tok-B-123456\" pttl 5000"));
   return ojson{{"scenario", "hand-made"},
                {"algorithm", "x"},
                {"violations",
@@ -270,14 +272,17 @@ TEST(SvgTimeline, DrawsLanesFaultsPausesNodeStateAndTheOverlap) {
   EXPECT_EQ(Count(svg, "class=\"pause\""), 1u);
   EXPECT_NE(svg.find("fill=\"url(#hatch-t1)\""), std::string::npos);
   EXPECT_EQ(Count(svg, "class=\"overlap\""), 1u);
-  // Two owners on the node, the absent stretch left empty; the first
-  // lease's TTL end (6s) falls after the crash, so only tok-B's (9s) shows.
-  EXPECT_EQ(Count(svg, "class=\"keyval\""), 3u);
+  // Two owners on redis0, the absent stretch left empty; the first lease's
+  // TTL end (6s) falls after the crash, so only tok-B's (9s) shows there.
+  EXPECT_EQ(Count(svg, "class=\"keyval\""), 4u);
   EXPECT_NE(svg.find(">tok-A</text>"), std::string::npos);
-  EXPECT_EQ(Count(svg, "class=\"expiry\""), 1u);
+  EXPECT_EQ(Count(svg, "class=\"expiry\""), 2u);  // tok-B's at 9s, redis2's at 12s
   EXPECT_NE(svg.find("TTL runs out at 9s"), std::string::npos);
-  // Who wrote the key, when the op names them; a hash value with no TTL.
-  EXPECT_NE(svg.find(">B</text>"), std::string::npos);
+  EXPECT_NE(svg.find("TTL runs out at 12s"), std::string::npos);
+  // Who wrote the key: the op's subject (redis0), else the client whose
+  // command carried the value (redis2); a hash value with no TTL.
+  EXPECT_EQ(Count(svg, ">B</text>"), 3u);
+  EXPECT_EQ(svg.find(">tok-B-123456</text>"), std::string::npos);
   EXPECT_NE(svg.find(">{A.1: 1}, no TTL</text>"), std::string::npos);
   // A violating write marked where it happened; the stall shaded.
   EXPECT_NE(svg.find(">foreign-write by B</text>"), std::string::npos);
