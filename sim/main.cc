@@ -123,11 +123,23 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
       << " · seed " << r.seed;
   if (!r.time_scale.IsIdentity()) out << " · time scale " << r.time_scale.ToString();
   out << "\n";
-  out << "verdict: " << (r.violated() ? "VIOLATED" : "SAFE");
-  if (r.violated()) out << " (" << r.check.violations.size() << " overlapping pair(s))";
+  std::string verdict(r.verdict());
+  for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  out << "verdict: " << verdict;
+  if (r.violated() && !r.limiter) {
+    size_t overlaps = 0, foreign = 0;
+    for (const Violation& v : r.check.violations) ++(v.kind == "foreign-write" ? foreign : overlaps);
+    out << " (";
+    if (overlaps) out << overlaps << " overlapping pair(s)";
+    if (overlaps && foreign) out << ", ";
+    if (foreign) out << foreign << " foreign write(s)";
+    out << ")";
+  }
   out << "; " << r.acquisitions << " acquisitions, " << r.failed_acquisitions
       << " timed out, " << r.redis_commands << " Redis commands\n";
   for (const Violation& v : r.check.violations) out << "  " << DescribeViolation(r, v) << "\n";
+  if (!r.liveness.text.empty()) out << "liveness: " << r.liveness.text << "\n";
+  for (const std::string& u : r.unfired) out << "WARNING: " << u << "\n";
   if (r.limiter || r.scenario.workload.type != WorkloadSpec::Type::kNone) {
     out << (r.limiter ? std::string("limiter") : "workload " + std::string(WorkloadName(r.scenario.workload.type))) << ": ";
     for (size_t i = 0; i < r.effect.sentences.size(); ++i) {
@@ -136,7 +148,7 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
     out << (r.effect.holds ? "" : "  [INVARIANT BROKEN]") << "\n";
   }
   if (auto met = r.ExpectationMet()) {
-    out << "expected: " << ExpectationText(r.scenario.expect.at(r.algorithm)) << " — "
+    out << "expected: " << ExpectationText(*r.expectation()) << " — "
         << (*met ? "as expected" : "NOT as expected") << "\n";
   }
 }

@@ -64,7 +64,23 @@ Task<bool> Cycle(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec
 
   h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kCs, key);
   if (tick) h.Add(runtime.Now(), p, OpType::kOk, OpF::kJob, std::to_string(*tick));
-  co_await Work(runtime, env, lock, spec, workload, resource);
+  if (spec.reenter) {
+    // Seed 004's nested call: a method that holds the lock calls another
+    // that takes it too, and releases it in a `finally`.
+    co_await env.SleepFor(spec.hold / 2);
+    h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key + " (nested)");
+    const bool inner = co_await lock.Acquire(env);
+    h.Add(runtime.Now(), p, inner ? OpType::kOk : OpType::kFail, OpF::kAcquire,
+          key + " (nested)");
+    co_await env.SleepFor(spec.hold / 4);
+    h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key + " (nested)");
+    const bool inner_released = co_await lock.Release(env);
+    h.Add(runtime.Now(), p, inner_released ? OpType::kOk : OpType::kFail, OpF::kRelease,
+          key + " (nested)");
+    co_await env.SleepFor(spec.hold - spec.hold / 2 - spec.hold / 4);
+  } else {
+    co_await Work(runtime, env, lock, spec, workload, resource);
+  }
   h.Add(runtime.Now(), p, OpType::kOk, OpF::kCs, key);
 
   h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key);
@@ -104,24 +120,6 @@ Task<void> RunLimiterClient(Runtime& runtime, ProcessEnv& env, Limiter& limiter,
     const Admission a = co_await limiter.Admit(env);
     h.Add(runtime.Now(), env.actor(), a.admitted ? OpType::kOk : OpType::kFail, OpF::kAdmit,
           std::to_string(a.count));
-  }
-}
-
-void ScheduleFaults(Runtime& runtime, const std::vector<FaultSpec>& faults,
-                    const std::function<int(const std::string&)>& process_of) {
-  for (const FaultSpec& f : faults) {
-    const int target = process_of(f.process);
-    const Nanos end = f.at + f.duration;
-    const std::string value = f.process + " for " + FormatDuration(f.duration);
-    runtime.At(f.at, runtime.nemesis(), [&runtime, target, end, value] {
-      runtime.history().Add(runtime.Now(), runtime.history().nemesis(), OpType::kInfo,
-                            OpF::kPause, value);
-      runtime.Pause(target, end);
-    });
-    runtime.AtFirst(end, runtime.nemesis(), [&runtime, name = f.process] {
-      runtime.history().Add(runtime.Now(), runtime.history().nemesis(), OpType::kInfo,
-                            OpF::kResume, name);
-    });
   }
 }
 
