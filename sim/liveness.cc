@@ -34,7 +34,9 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
   // Limiter: refused since the last admission.
   std::optional<Nanos> refused_since;
   Nanos last_refused{0};
-  for (const Op& op : history.ops()) {
+  const std::vector<Op>& ops = history.ops();
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
     const Nanos t = op.time;
     if (limiter) {
       if (op.f != OpF::kAdmit || op.type == OpType::kInvoke) continue;
@@ -85,6 +87,9 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
         break;
       default: break;
     }
+    // Judge the state once the instant is over: a client that gives up and
+    // tries again at the same instant never stopped waiting.
+    if (i + 1 < ops.size() && ops[i + 1].time == t) continue;
     const bool stuck = !waiting.empty() && working.empty();
     if (stuck && !since) since = t;
     if (!stuck && since) close(t);

@@ -46,7 +46,7 @@ struct RunResult {
   std::vector<std::string> unfired;
 
   bool limiter = false;  // a rate limiter: safety is its invariant
-  bool violated() const { return limiter ? !effect.holds : !check.ok(); }
+  bool violated() const { return limiter ? !effect.safety_holds : !check.ok(); }
   // violated > deadlock > degraded > safe
   std::string_view verdict() const {
     if (violated()) return "violated";

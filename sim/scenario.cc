@@ -498,15 +498,34 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
 
   if (top.Has("workload")) {
     ObjectReader w(top.Get("workload"), top.Path("workload"), file,
-                   {"type", "stock", "token_ttl", "tick"});
+                   {"type", "stock", "token_ttl", "tick", "commands", "replies"});
     std::string type;
     w.String("type", &type, /*required=*/true);
     auto parsed = ParseWorkloadName(type);
     if (!parsed) {
       w.Fail(w.Path("type"), "unknown workload \"" + type +
-                                 "\" (known: none, counter, inventory, token-refresh, scheduled-job)");
+                                 "\" (known: none, counter, inventory, token-refresh, scheduled-job, "
+                                 "commands)");
     }
     s.workload.type = *parsed;
+    w.Array("commands", [&](const json& c, const std::string& cpath) {
+      if (!c.is_array() || c.empty()) w.Fail(cpath, "expected a command: a non-empty array of strings");
+      std::vector<std::string> cmd;
+      for (const json& arg : c) {
+        if (!arg.is_string()) w.Fail(cpath, "expected a command: a non-empty array of strings");
+        cmd.push_back(arg.get<std::string>());
+      }
+      s.workload.commands.push_back(std::move(cmd));
+    });
+    w.Array("replies", [&](const json& r, const std::string& rpath) {
+      if (!r.is_string()) w.Fail(rpath, "expected a reply as redis-cli prints it, e.g. \"OK\"");
+      s.workload.replies.push_back(r.get<std::string>());
+    });
+    if ((s.workload.type == WorkloadSpec::Type::kCommands) != w.Has("commands") ||
+        s.workload.commands.size() != s.workload.replies.size()) {
+      w.Fail(w.Path("commands"), "a \"commands\" workload needs \"commands\" and as many "
+                                 "\"replies\" (and only it takes them)");
+    }
     w.Integer("stock", &s.workload.stock, 0, INT64_MAX / 2);
     w.Duration("token_ttl", &s.workload.token_ttl);
     w.Duration("tick", &s.workload.tick);

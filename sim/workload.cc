@@ -16,6 +16,19 @@ Task<void> Work(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec&
           std::to_string(value) + (token ? " (token " + std::to_string(*token) + ")" : ""));
   };
   switch (workload.type) {
+    case WorkloadSpec::Type::kCommands:
+      for (size_t i = 0; i < workload.commands.size(); ++i) {
+        Command cmd(workload.commands[i].begin(), workload.commands[i].end());
+        const Reply reply = co_await env.Call(0, cmd);
+        const std::string got = reply.ToString();
+        const bool same = got == workload.replies[i];
+        h.Add(runtime.Now(), p, same ? OpType::kOk : OpType::kFail, OpF::kRead,
+              same ? got
+                   : "reply to " + FormatCommand(cmd) + " was " + got + ", Redis gives " +
+                         workload.replies[i]);
+      }
+      co_await env.SleepFor(spec.hold);
+      break;
     case WorkloadSpec::Type::kNone:
     case WorkloadSpec::Type::kScheduledJob:  // the job itself is recorded by the caller
       co_await env.SleepFor(spec.hold);
@@ -52,17 +65,27 @@ Task<void> Work(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec&
   }
 }
 
+// A fault triggered by the step just recorded (a pause "when A has
+// acquired") takes effect before the thread's next step: the thread waits
+// here until the process resumes, and never comes back if it crashed.
+Task<void> Checkpoint(Runtime& runtime, ProcessEnv& env) {
+  if (!runtime.Runnable(env.process())) co_await env.SleepFor(Nanos{0});
+}
+
 Task<bool> Cycle(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec& spec,
                  const std::string& key, const WorkloadSpec& workload,
                  ProtectedResource& resource, std::optional<int64_t> tick) {
   History& h = runtime.history();
   const int p = env.actor();
   h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key);
+  co_await Checkpoint(runtime, env);
   const bool acquired = co_await lock.Acquire(env);
   h.Add(runtime.Now(), p, acquired ? OpType::kOk : OpType::kFail, OpF::kAcquire, key);
+  co_await Checkpoint(runtime, env);
   if (!acquired) co_return false;
 
   h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kCs, key);
+  co_await Checkpoint(runtime, env);
   if (tick) h.Add(runtime.Now(), p, OpType::kOk, OpF::kJob, std::to_string(*tick));
   if (spec.reenter) {
     // Seed 004's nested call: a method that holds the lock calls another
@@ -82,8 +105,10 @@ Task<bool> Cycle(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec
     co_await Work(runtime, env, lock, spec, workload, resource);
   }
   h.Add(runtime.Now(), p, OpType::kOk, OpF::kCs, key);
+  co_await Checkpoint(runtime, env);
 
   h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key);
+  co_await Checkpoint(runtime, env);
   const bool released = co_await lock.Release(env);
   h.Add(runtime.Now(), p, released ? OpType::kOk : OpType::kFail, OpF::kRelease, key);
   co_return true;
