@@ -1,17 +1,23 @@
 # locksim: two commands on a fresh Debian 12 machine.
-#   make demo   installs what is missing, builds, runs the bundled scenarios
-#   make test   installs what is missing, builds, runs every test (ctest)
+#   make demo   installs what is missing, builds, runs the bundled scenarios,
+#               ends by writing the comparison report and printing its path
+#   make test   installs what is missing (Chromium too, for the report's
+#               end-to-end test), builds, runs every test (ctest)
 BUILD ?= build
 JOBS ?= 2
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-long test-asan clean
+.PHONY: all deps deps-browser build demo test test-long test-asan screenshot clean
 
 all: build
 
 deps:
 	@bash .ci/install-deps
+
+# Headless Chromium and a font for the report's end-to-end test (label browser).
+deps-browser:
+	@bash .ci/install-deps --browser
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) >/dev/null
@@ -30,9 +36,12 @@ demo: build
 	@echo "== and what it costs: a read-modify-write counter under the same kind of pause"
 	@$(BUILD)/locksim run scenarios/w01-counter-lost-update.json --algorithm set-nx-px; test $$? -eq 1
 	@$(BUILD)/locksim run scenarios/w01-counter-lost-update.json --algorithm fenced; test $$? -eq 1
+	@echo
+	@echo "== every variant against every scenario: the matrix, and the report for a design review"
+	@$(BUILD)/locksim compare --algorithms all --scenarios scenarios/ --out $(BUILD)/report; test $$? -eq 1
 
 # Every test but the long sweeps (ctest label "long"), which `make test-long` runs.
-test: build
+test: deps-browser build
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -LE long
 
 # The long runs (label long): the differential test with 1 000 000 commands.
@@ -43,6 +52,11 @@ test-long: build
 test-asan:
 	@$(MAKE) --no-print-directory test BUILD=build-asan BUILD_TYPE=RelWithDebInfo \
 	  CMAKE_FLAGS=-DLOCKSIM_SANITIZE=ON
+
+# docs/report.png, the README's picture of report.html, drawn by headless
+# Chromium from `locksim compare` over the bundled scenarios.
+screenshot: deps-browser build
+	@bash tests/report_browser_test.sh $(BUILD)/locksim . docs/report.png
 
 clean:
 	rm -rf build build-asan

@@ -18,6 +18,7 @@
 
 #include "lockimpls/lock.h"
 #include "reports/json_report.h"
+#include "sim/compare_command.h"
 #include "sim/errors.h"
 #include "sim/real/interrupt.h"
 #include "sim/runner.h"
@@ -37,12 +38,17 @@ constexpr char kUsage[] =
     "                      --algorithm in detail; otherwise every entry of each\n"
     "                      \"expect\" map, one line each, compared with its verdict\n"
     "  check PATH...       the same as run, always one line per expectation\n"
+    "  compare             every algorithm x every scenario: the matrix, and\n"
+    "                      results.json, report.html, summary.md, junit.xml\n"
+    "  report RESULTS.json redraw report.html (and --markdown, --junit) from\n"
+    "                      a results.json\n"
     "  list                list the lock algorithms\n"
     "  serve --port P      serve one virtual Redis node over RESP2 on 127.0.0.1\n"
     "                      (redis-cli, hiredis, any client library)\n"
     "\n"
     "`locksim <command> --help` shows a command's options.\n"
-    "exit codes: 0 safe, 1 violations found (several runs: one not as expected),\n"
+    "exit codes: 0 safe, 1 violations found (several runs: one not as expected;\n"
+    "            compare: a cell not safe or not as expected),\n"
     "            2 bad input or usage, 3 the harness failed,\n"
     "            128+N stopped by signal N (after stopping every server it started)\n";
 
@@ -369,6 +375,8 @@ int Main(int argc, char** argv) {
     if (command == "run") return RunCommand(args, /*suite_only=*/false);
     if (command == "check") return RunCommand(args, /*suite_only=*/true);
     if (command == "list") return ListCommand(args);
+    if (command == "compare") return CompareCommand(args);
+    if (command == "report") return ReportCommand(args);
     if (command == "serve") return ServeCommand(args);
     if (command == "help" || command == "--help" || command == "-h") {
       std::fputs(kUsage, stdout);
