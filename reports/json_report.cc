@@ -155,11 +155,17 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
     ojson faults = ojson::array();
     ojson events = ojson::array();
     ojson trace = ojson::array();
+    // Every fault up to the violation, including those before the window
+    // the events cover (a clock skewed at the start).
+    const int64_t last = v.events.empty() ? -1 : v.events.back();
+    for (int64_t i = 0; i <= last; ++i) {
+      const Op& op = h.ops()[i];
+      if (op.process == h.nemesis()) faults.push_back(TraceLine(h, op));
+    }
     for (int64_t i : v.events) {
       const Op& op = h.ops()[i];
       events.push_back(OpToJson(h, op));
       trace.push_back(TraceLine(h, op));
-      if (op.process == h.nemesis()) faults.push_back(TraceLine(h, op));
     }
     vj["faults"] = faults;
     if (!effect.empty()) vj["effect"] = effect;
