@@ -25,8 +25,8 @@ build: deps
 
 demo: build
 	@echo
-	@echo "== every bundled scenario, every variant it names, on the virtual Redis"
-	@$(BUILD)/locksim check scenarios/
+	@echo "== the scenario library (F1-F15 and the workloads): every expectation, on the virtual Redis"
+	@$(BUILD)/locksim run scenarios/
 	@echo
 	@echo "== one of them in detail: seed 000's 2:15 -> 2:21 story with a plain DEL release"
 	@$(BUILD)/locksim run scenarios/f02-del-frees-other.json --algorithm set-nx-px-del \

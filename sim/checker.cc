@@ -11,7 +11,19 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
   std::map<std::pair<int, std::string>, size_t> open;  // (actor, resource) -> out
   std::map<int, int64_t> last_acquired;  // process -> last acquire ok
   for (const Op& op : history.ops()) {
-    if (op.f == OpF::kAcquire && op.type == OpType::kOk) {
+    if (op.f == OpF::kCrash && op.subject >= 0) {
+      // The crashed process's sections end with it.
+      for (auto it = open.begin(); it != open.end();) {
+        if (history.owner(it->first.first) == op.subject) {
+          out[it->second].end = op.time;
+          out[it->second].exit_index = op.index;
+          out[it->second].crashed = true;
+          it = open.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    } else if (op.f == OpF::kAcquire && op.type == OpType::kOk) {
       last_acquired[op.process] = op.index;
     } else if (op.f == OpF::kCs && op.type == OpType::kInvoke) {
       CriticalSection s;
@@ -36,32 +48,121 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
   return out;
 }
 
-std::vector<int64_t> Explain(const History& history, const CriticalSection& a,
-                             const CriticalSection& b) {
-  const int64_t from = std::min(a.acquired_index >= 0 ? a.acquired_index : a.enter_index,
-                                b.acquired_index >= 0 ? b.acquired_index : b.enter_index);
-  const int64_t to = b.enter_index;
+bool IsFault(OpF f) {
+  switch (f) {
+    case OpF::kPause:
+    case OpF::kResume:
+    case OpF::kCrash:
+    case OpF::kRestart:
+    case OpF::kClock:
+    case OpF::kExpire:
+    case OpF::kFailover:
+    case OpF::kPartition:
+    case OpF::kHeal:
+    case OpF::kDelay:
+    case OpF::kDrop: return true;
+    default: return false;
+  }
+}
+
+// The ops from index `from` to `to` that explain a violation between the
+// threads `a` and `b`: faults, acquisitions, releases and the commands sent
+// inside them, the commands a and b sent while acquiring, their critical
+// sections, and the lock key's state on each node.
+std::vector<int64_t> Explain(const History& history, int64_t from, int64_t to, int a, int b) {
   std::vector<int64_t> out;
-  std::map<int, bool> releasing;  // process -> inside a release
+  std::map<int, bool> releasing;  // thread -> inside a release
+  std::map<int, bool> acquiring;  // thread -> inside an acquire
   for (int64_t i = std::max<int64_t>(from, 0); i <= to; ++i) {
     const Op& op = history.ops()[i];
-    bool keep = false;
+    bool keep = IsFault(op.f);
     switch (op.f) {
-      case OpF::kPause:
-      case OpF::kResume: keep = true; break;
-      case OpF::kAcquire: keep = op.type == OpType::kOk; break;
+      case OpF::kAcquire:
+        acquiring[op.process] = op.type == OpType::kInvoke;
+        keep = op.type != OpType::kInvoke;
+        break;
       case OpF::kRelease:
         releasing[op.process] = op.type == OpType::kInvoke;
         keep = true;
         break;
-      case OpF::kRedis: keep = releasing[op.process]; break;
-      case OpF::kCs:
-        keep = op.process == a.process || op.process == b.process;
+      case OpF::kRedis:
+        keep = releasing[op.process] ||
+               (acquiring[op.process] && (op.process == a || op.process == b));
         break;
+      case OpF::kCs: keep = op.process == a || op.process == b; break;
+      case OpF::kState:
+      case OpF::kWrite: keep = true; break;
+      default: break;
     }
     if (keep) out.push_back(i);
   }
   return out;
+}
+
+std::vector<int64_t> Explain(const History& history, const CriticalSection& a,
+                             const CriticalSection& b) {
+  int64_t from = std::min(a.acquired_index >= 0 ? a.acquired_index : a.enter_index,
+                          b.acquired_index >= 0 ? b.acquired_index : b.enter_index);
+  // From the first holder's acquire invoke: its commands and their effect
+  // on the nodes belong to the story.
+  for (int64_t i = from; i >= 0; --i) {
+    const Op& op = history.ops()[i];
+    if (op.f == OpF::kAcquire && op.type == OpType::kInvoke && op.process == a.process) {
+      from = i;
+      break;
+    }
+    if (op.f == OpF::kRelease && op.process == a.process) break;
+  }
+  return Explain(history, from, b.enter_index, a.process, b.process);
+}
+
+bool Nested(const Op& op) { return op.value.ends_with(" (nested)"); }
+
+// Foreign writes: a state op (a value changed on a node by a client's
+// command) over a value that another thread wrote and still holds.
+void ForeignWrites(const History& history, const std::vector<CriticalSection>& sections,
+                   std::vector<Violation>* out) {
+  std::map<int, int64_t> holding;  // thread -> its acquire ok, while it holds
+  std::map<std::pair<int, std::string>, int> writer;  // (node, key) -> thread
+  for (const Op& op : history.ops()) {
+    if (op.f == OpF::kAcquire && op.type == OpType::kOk && !Nested(op)) {
+      holding[op.process] = op.index;
+    } else if (op.f == OpF::kRelease && op.type == OpType::kInvoke && !Nested(op)) {
+      holding.erase(op.process);
+    } else if (op.f == OpF::kCrash && op.subject >= 0) {
+      std::erase_if(holding, [&](const auto& h) { return history.owner(h.first) == op.subject; });
+    } else if (op.f == OpF::kState && op.type == OpType::kOk) {
+      const size_t cut = op.value.find(StateAbsent(op.value) ? " absent" : " = ");
+      const std::string key = op.value.substr(0, cut);
+      int& w = writer[{op.process, key}];
+      const int victim = w;
+      w = op.subject >= 0 && !StateAbsent(op.value) ? op.subject : -1;
+      if (op.subject < 0 || victim <= 0) continue;
+      if (history.owner(victim) == history.owner(op.subject)) continue;
+      auto held = holding.find(victim);
+      if (held == holding.end()) continue;
+      Violation v;
+      v.kind = "foreign-write";
+      v.resource = key;
+      v.state_index = op.index;
+      v.writer = op.subject;
+      v.holder = victim;
+      v.overlap_start = v.overlap_end = op.time;
+      v.first.process = victim;
+      v.first.acquired_index = held->second;
+      v.second.process = op.subject;
+      // The holder's critical section, if it was in one.
+      for (const CriticalSection& s : sections) {
+        if (s.process == victim && s.enter_index <= op.index &&
+            (s.exit_index < 0 || s.exit_index > op.index)) {
+          v.first = s;
+        }
+      }
+      v.second.enter_index = op.index;
+      v.events = Explain(history, held->second, op.index, victim, op.subject);
+      out->push_back(std::move(v));
+    }
+  }
 }
 
 }  // namespace
@@ -105,6 +206,7 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end) {
     }
     active.push_back(idx);
   }
+  ForeignWrites(history, result.sections, &result.violations);
   std::stable_sort(result.violations.begin(), result.violations.end(),
                    [](const Violation& a, const Violation& b) {
                      return a.overlap_start != b.overlap_start
