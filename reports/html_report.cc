@@ -21,7 +21,7 @@ constexpr char kStyle[] = R"css(
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--ink);
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", "DejaVu Sans", "Liberation Sans", sans-serif; }
-main { max-width: 1240px; margin: 0 auto; padding: 28px 32px 64px; }
+main { max-width: 1480px; margin: 0 auto; padding: 28px 32px 64px; }
 h1 { font-size: 26px; margin: 0 0 4px; letter-spacing: -0.01em; }
 h2 { font-size: 19px; margin: 36px 0 10px; padding-bottom: 6px; border-bottom: 1px solid var(--line); }
 h3 { font-size: 16px; margin: 0; }
@@ -36,17 +36,24 @@ h3 { font-size: 16px; margin: 0; }
 table { border-collapse: collapse; }
 table.matrix { width: 100%; table-layout: fixed; font-size: 13px; }
 .matrix th, .matrix td { border: 1px solid var(--line); padding: 0; }
-.matrix thead th { background: var(--panel); font-weight: 600; padding: 8px 6px; vertical-align: bottom;
-  text-align: left; word-break: break-word; }
-.matrix thead th small { display: block; color: var(--muted); font-weight: 400; font-size: 11.5px; }
-.matrix thead th.corner { width: 150px; }
-.matrix tbody th { text-align: left; padding: 6px 10px; background: var(--panel); font-weight: 600;
-  font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; white-space: nowrap; }
-.cell { display: block; padding: 7px 6px 6px; text-align: center; text-decoration: none; color: inherit;
-  min-height: 46px; }
+.matrix thead th { background: var(--panel); font-weight: 600; padding: 8px 4px; vertical-align: bottom;
+  text-align: left; }
+.matrix thead th.corner { width: 230px; font-size: 12.5px; color: var(--muted); padding: 8px 10px; }
+.matrix thead th.variant { height: 148px; text-align: center; }
+.matrix thead th.variant span { writing-mode: vertical-rl; transform: rotate(180deg); white-space: nowrap;
+  font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; display: inline-block; }
+.matrix tbody th { text-align: left; padding: 5px 10px; background: var(--panel); font-weight: 600;
+  font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 12.5px; word-break: break-word; }
+.matrix tbody th small { display: block; color: var(--muted); font-weight: 400; font-size: 11px;
+  font-family: system-ui, "DejaVu Sans", sans-serif; line-height: 1.35; }
+.matrix td { position: relative; }
+.cell { display: block; padding: 9px 2px 8px; text-align: center; text-decoration: none; color: inherit;
+  min-height: 36px; }
 a.cell:hover { outline: 2px solid var(--ink); outline-offset: -2px; }
-.cell .v { display: block; font-weight: 700; font-size: 12.5px; letter-spacing: 0.02em; }
-.cell .x { display: block; font-size: 11px; opacity: 0.85; }
+.cell .v { display: block; font-weight: 700; font-size: 11px; line-height: 1.3; white-space: nowrap; }
+.cell .v sup { font-size: 10px; margin-left: 1px; }
+.cell .x { display: block; font-size: 10.5px; line-height: 1.3; }
+.cell .ok { position: absolute; top: 1px; right: 3px; font-size: 10px; opacity: 0.8; }
 .cell .x.miss { font-weight: 700; opacity: 1; }
 .v-safe { background: var(--safe-bg); color: var(--safe); }
 .v-violated { background: var(--violated-bg); color: var(--violated); }
@@ -137,8 +144,9 @@ std::string MatrixLegend() {
     s += std::string("<span class=\"key\"><span class=\"sw v-") + k[0] +
          "\" style=\"border:1px solid currentColor\"></span>" + EscapeXml(k[1]) + "</span>";
   }
-  s += "<span class=\"key\">\xE2\x9C\x93 as the scenario expects &#160; \xE2\x9C\x97 not as "
-       "expected</span>";
+  s += "<span class=\"key\">\xE2\x9C\x93 (corner) as the scenario expects &#160; \xE2\x9C\x97 "
+       "not as expected</span>";
+  s += "<span class=\"key\">* ran with its expectation's own faults or lock</span>";
   s += "<span class=\"key\">click a coloured cell for its timeline</span></div>\n";
   return s;
 }
@@ -204,39 +212,46 @@ std::string Totals(const ojson& r) {
   return s;
 }
 
+// Rows: the scenarios (the faults), with what each does; columns: the
+// variants, so that a lock's column reads as one strip down the faults.
 std::string Matrix(const ojson& r) {
   std::string s = "<table class=\"matrix\" id=\"matrix-table\">\n<thead><tr><th class=\"corner\">"
-                  "variant \xE2\x86\x93 &#160; scenario \xE2\x86\x92</th>";
+                  "scenario \xE2\x86\x93 &#160; lock variant \xE2\x86\x92</th>";
+  for (const ojson& a : r.at("algorithms")) {
+    s += "<th class=\"variant\"><span>" + EscapeXml(a.get<std::string>()) + "</span></th>";
+  }
+  s += "</tr></thead>\n<tbody>\n";
   for (const ojson& sc : r.at("scenarios")) {
+    const std::string name = sc.at("name").get<std::string>();
     std::string faults;
     for (const ojson& f : sc.value("faults", ojson::array())) {
       faults += (faults.empty() ? "" : "; ") + f.get<std::string>();
     }
     if (faults.empty()) faults = "no fault";
     const std::string workload = sc.value("workload", "none");
-    s += "<th title=\"" + EscapeXml(sc.value("description", "")) + "\">" +
-         EscapeXml(sc.at("name").get<std::string>()) + "<small>" + EscapeXml(faults) +
-         (workload != "none" ? "<br>workload: " + EscapeXml(workload) : "") + "</small></th>";
-  }
-  s += "</tr></thead>\n<tbody>\n";
-  for (const ojson& a : r.at("algorithms")) {
-    const std::string algo = a.get<std::string>();
-    s += "<tr><th>" + EscapeXml(algo) + "</th>";
-    for (const ojson& sc : r.at("scenarios")) {
-      const ojson* c = FindCell(r, sc.at("name").get<std::string>(), algo);
+    s += "<tr><th title=\"" + EscapeXml(sc.value("description", "")) + "\">" + EscapeXml(name) +
+         "<small>" + EscapeXml(faults) +
+         (workload != "none" ? " \xC2\xB7 workload: " + EscapeXml(workload) : "") +
+         "</small></th>";
+    for (const ojson& a : r.at("algorithms")) {
+      const ojson* c = FindCell(r, name, a.get<std::string>());
       if (c == nullptr) {
         s += "<td></td>";
         continue;
       }
       const std::string note = ExpectationNote(*c);
-      std::string inner = "<span class=\"v\">" + EscapeXml(CellLabel(*c)) + "</span>";
-      if (!note.empty()) {
-        const bool met = note == "as expected";
-        inner += std::string("<span class=\"x") + (met ? "" : " miss") + "\">" +
-                 (met ? "\xE2\x9C\x93 expected" : "\xE2\x9C\x97 " + EscapeXml(note)) + "</span>";
+      std::string inner = "<span class=\"v\">" + EscapeXml(CellLabel(*c));
+      if (c->value("overrides", false)) inner += "<sup>*</sup>";
+      inner += "</span>";
+      // As expected: a small tick in the corner; not as expected: spelled out.
+      if (note == "as expected") {
+        inner += "<span class=\"ok\" title=\"as the scenario expects\">\xE2\x9C\x93</span>";
+      } else if (!note.empty()) {
+        inner += "<span class=\"x miss\">\xE2\x9C\x97 " + EscapeXml(note) + "</span>";
       }
-      const std::string title = c->contains("skipped") ? c->value("skipped", "")
-                                                        : EffectSentence(*c);
+      std::string title = c->contains("skipped") ? c->value("skipped", "") : EffectSentence(*c);
+      title = a.get<std::string>() + " \xC2\xB7 " + name + ": " + title;
+      if (c->value("overrides", false)) title += " (with its expectation's own faults or lock)";
       s += "<td class=\"" + VerdictClass(*c) + "\">";
       if (CellFailed(*c) && c->contains("counterexample")) {
         s += "<a class=\"cell\" href=\"#" + CellAnchor(c->at("id").get<std::string>()) +
@@ -378,7 +393,7 @@ std::string RenderHtmlReport(const ojson& r) {
        std::to_string(r.value("schema_version", 0)) + "</p>\n";
   s += Totals(r);
 
-  s += "<section id=\"matrix\">\n<h2>Variant \xC3\x97 scenario</h2>\n" + MatrixLegend() + Matrix(r) +
+  s += "<section id=\"matrix\">\n<h2>Scenario \xC3\x97 lock variant</h2>\n" + MatrixLegend() + Matrix(r) +
        "</section>\n";
   s += "<section id=\"liveness\">\n<h2>Liveness per variant</h2>\n" + Figures(r) + "</section>\n";
 

@@ -14,6 +14,7 @@ std::string MarkdownCell(const ojson& c) {
   if (c.contains("skipped")) return "n/a";
   if (c.value("verdict", "") != "safe") label = "**" + label + "**";
   const std::string note = ExpectationNote(c);
+  if (c.value("overrides", false)) label += "\\*";
   if (note == "as expected") label += " \xE2\x9C\x93";
   else if (!note.empty()) label += " \xE2\x9C\x97 " + note;
   return EscapeMarkdownCell(label);
@@ -52,22 +53,23 @@ std::string RenderMarkdownSummary(const ojson& r) {
   }
   s += ".\n\n";
 
-  // The matrix.
-  s += "| variant |";
-  for (const ojson& sc : r.at("scenarios")) s += " " + EscapeMarkdownCell(sc.at("name")) + " |";
+  // The matrix, as in report.html: a row per scenario, a column per variant.
+  s += "| scenario |";
+  for (const ojson& a : r.at("algorithms")) s += " `" + a.get<std::string>() + "` |";
   s += "\n|---|";
-  for (size_t i = 0; i < r.at("scenarios").size(); ++i) s += "---|";
+  for (size_t i = 0; i < r.at("algorithms").size(); ++i) s += "---|";
   s += "\n";
-  for (const ojson& a : r.at("algorithms")) {
-    const std::string algo = a.get<std::string>();
-    s += "| `" + algo + "` |";
-    for (const ojson& sc : r.at("scenarios")) {
-      const ojson* c = FindCell(r, sc.at("name").get<std::string>(), algo);
+  for (const ojson& sc : r.at("scenarios")) {
+    const std::string name = sc.at("name").get<std::string>();
+    s += "| " + EscapeMarkdownCell(name) + " |";
+    for (const ojson& a : r.at("algorithms")) {
+      const ojson* c = FindCell(r, name, a.get<std::string>());
       s += " " + (c ? MarkdownCell(*c) : std::string()) + " |";
     }
     s += "\n";
   }
-  s += "\n\xE2\x9C\x93 as the scenario expects, \xE2\x9C\x97 not as expected.\n";
+  s += "\n\xE2\x9C\x93 as the scenario expects, \xE2\x9C\x97 not as expected, \\* with its "
+       "expectation's own faults or lock.\n";
 
   // Not as expected first: those are what a reviewer must look at.
   std::string mismatches;

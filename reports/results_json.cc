@@ -1,5 +1,6 @@
 #include "reports/results_json.h"
 
+#include <cstdlib>
 #include <map>
 #include <optional>
 
@@ -11,19 +12,33 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// When a fault fires: " at 1s". The overload for an optional time is for
-// faults that may fire on an event instead (issue 5's triggers).
-std::string AtText(Nanos at) { return " at " + FormatDuration(at); }
-template <typename T>
-std::string AtText(const std::optional<T>& at) {
-  return at ? AtText(*at) : std::string(" on a trigger");
+std::string Duration(Nanos d) { return d.count() == 0 ? "0s" : FormatDuration(d); }
+
+std::string Names(const std::vector<std::string>& names) {
+  std::string s;
+  for (const std::string& n : names) s += (s.empty() ? "" : ",") + n;
+  return s;
 }
 
-// One line per fault for the matrix's column heads. Fault types other than
-// pause are named by the history's nemesis ops, which the timelines draw.
+// One line per fault for the matrix's row heads: "pause A at 1s for 10s",
+// "crash A at A's reply EVAL", "clock redis0 at 1s jump +5s".
 std::string FaultText(const FaultSpec& f) {
-  if (f.type != FaultSpec::Type::kPause) return "fault on " + f.process + AtText(f.at);
-  return "pause " + f.process + AtText(f.at) + " for " + FormatDuration(f.duration);
+  std::string s(FaultTypeName(f.type));
+  if (!f.process.empty()) s += " " + f.process;
+  if (!f.from.empty() || !f.to.empty()) s += " " + Names(f.from) + " / " + Names(f.to);
+  if (f.at) {
+    s += " at " + Duration(*f.at);
+  } else if (f.on) {
+    s += " at " + f.on->process + "'s " + std::string(TriggerEventName(f.on->event));
+    if (!f.on->command.empty()) s += " " + f.on->command;
+    if (f.on->count > 1) s += " #" + std::to_string(f.on->count);
+    if (f.on->after.count() > 0) s += " + " + Duration(f.on->after);
+  }
+  if (f.duration.count() > 0) s += " for " + Duration(f.duration);
+  if (f.offset) s += " offset " + std::string(f.offset->count() < 0 ? "-" : "+") + Duration(Nanos(std::abs(f.offset->count())));
+  if (f.jump) s += " jump " + std::string(f.jump->count() < 0 ? "-" : "+") + Duration(Nanos(std::abs(f.jump->count())));
+  if (f.drift_ppm) s += " drift " + std::to_string(*f.drift_ppm) + " ppm";
+  return s;
 }
 
 ojson ScenarioToJson(const Scenario& s) {
@@ -46,6 +61,7 @@ ojson ExpectedToJson(const Expectation& x, bool met) {
   ojson e;
   e["verdict"] = x.verdict;
   if (x.has_overlaps) e["overlaps"] = x.overlaps;
+  if (!x.kinds.empty()) e["kinds"] = x.kinds;
   if (x.invariant_holds) e["invariant"] = *x.invariant_holds ? "holds" : "broken";
   e["met"] = met;
   return e;
@@ -67,6 +83,8 @@ ojson CellToJson(const CompareResult& result, const CompareCell& c) {
   for (const CellRun& r : c.runs) seeds_failed += r.verdict != "safe";
   j["seeds_not_safe"] = seeds_failed;
   const RunResult* shown = c.Shown();
+  if (c.overrides) j["overrides"] = true;
+  j["kinds"] = shown->Kinds();
   j["overlaps"] = shown->OverlapPairs();
   // The scenario's expectation for this algorithm id (an entry under a
   // label is not the cell's).

@@ -33,6 +33,21 @@ const char* Colour(const ojson& c) {
   return "\x1b[37m";
 }
 
+// The short label of a cell when the full ones would not fit a terminal.
+std::string CompactLabel(const ojson& c) {
+  if (c.contains("skipped")) return "-";
+  const std::string v = c.value("verdict", "");
+  if (v == "safe") return "ok";
+  if (v == "violated") return "V" + std::to_string(c.value("violations", int64_t{0}));
+  if (v == "deadlock") return "DL";
+  if (v == "degraded") return "DG";
+  std::string upper;
+  for (char ch : v.substr(0, 4)) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return upper;
+}
+
+constexpr size_t kTerminalWidth = 120;
+
 }  // namespace
 
 std::string RenderTerminalTable(const ojson& r, bool colour) {
@@ -49,15 +64,26 @@ std::string RenderTerminalTable(const ojson& r, bool colour) {
 
   size_t first = std::string("variant").size();
   for (const ojson& a : r.at("algorithms")) first = std::max(first, Width(a.get<std::string>()));
+  // Full labels ("VIOLATED 2") when the table fits a terminal, else short
+  // ones ("V2") with a key below.
   std::vector<size_t> widths;
-  for (size_t i = 0; i < names.size(); ++i) {
-    size_t w = std::max<size_t>(Width(heads[i]), 8);
-    for (const ojson& a : r.at("algorithms")) {
-      if (const ojson* c = FindCell(r, names[i], a.get<std::string>())) {
-        w = std::max(w, Width(CellLabel(*c)) + 1);
+  bool compact = false;
+  auto Label = [&compact](const ojson& c) { return compact ? CompactLabel(c) : CellLabel(c); };
+  for (int pass = 0; pass < 2; ++pass) {
+    widths.clear();
+    size_t total = first;
+    for (size_t i = 0; i < names.size(); ++i) {
+      size_t w = std::max<size_t>(Width(heads[i]), compact ? 3 : 8);
+      for (const ojson& a : r.at("algorithms")) {
+        if (const ojson* c = FindCell(r, names[i], a.get<std::string>())) {
+          w = std::max(w, Width(Label(*c)) + 1);
+        }
       }
+      widths.push_back(w);
+      total += 2 + w;
     }
-    widths.push_back(w);
+    if (total <= kTerminalWidth || compact) break;
+    compact = true;
   }
 
   // The last column is not padded: no trailing blanks.
@@ -72,7 +98,7 @@ std::string RenderTerminalTable(const ojson& r, bool colour) {
     s += Pad(algo, first);
     for (size_t i = 0; i < names.size(); ++i) {
       const ojson* c = FindCell(r, names[i], algo);
-      std::string label = c ? CellLabel(*c) : "";
+      std::string label = c ? Label(*c) : "";
       // A cell whose scenario expected something else is marked with "!".
       if (c && c->contains("expected") && !(*c)["expected"].value("met", true)) label += "!";
       const std::string cell = Fit(label, i);
@@ -83,6 +109,9 @@ std::string RenderTerminalTable(const ojson& r, bool colour) {
   }
   if (heads != names) {
     for (size_t i = 0; i < names.size(); ++i) s += Pad(heads[i], first) + "  " + names[i] + "\n";
+  }
+  if (compact) {
+    s += "key: ok safe, Vn violated (n violations), DL deadlock, DG degraded, - not applicable\n";
   }
   const ojson& sum = r.at("summary");
   std::string totals;

@@ -3,7 +3,9 @@
 // the worst of its seeds' (violated > deadlock > degraded > safe, any other
 // verdict between degraded and safe). A cell whose kind does not match the
 // scenario's (a rate limiter on a lock scenario, or a lock on a limiter's)
-// is skipped: its invariant is not the one the scenario checks.
+// is skipped: its invariant is not the one the scenario checks. A cell
+// whose scenario has an "expect" entry for its algorithm runs as that entry
+// says (its lock and fault overrides), and is judged against it.
 #ifndef LOCKSIM_SIM_COMPARE_H_
 #define LOCKSIM_SIM_COMPARE_H_
 
@@ -37,6 +39,9 @@ struct CompareCell {
   size_t scenario = 0;  // index into CompareResult::scenarios
   std::string algorithm;
   std::string skipped;  // why the cell did not run; empty when it ran
+  // Ran with its expectation's own lock parameters or faults (the
+  // scenario's "expect" entry for this algorithm overrides them).
+  bool overrides = false;
   std::vector<CellRun> runs;
   AcquisitionStats stats;  // pooled over the seeds
   // The first run whose verdict is not "safe" or whose expectation failed,

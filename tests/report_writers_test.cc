@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "reports/acquisition_stats.h"
@@ -302,9 +303,13 @@ TEST(SvgTimeline, ShortDurations) {
 
 TEST(MarkdownReport, MatrixRowPerVariantAndWhatFailed) {
   const std::string md = RenderMarkdownSummary(SmallJson());
-  EXPECT_NE(md.find("| variant | f01-pause-past-ttl | w05-rate-limit |"), std::string::npos);
-  EXPECT_NE(md.find("| `set-nx-px` | **VIOLATED 1** \xE2\x9C\x93 | n/a |"), std::string::npos);
-  EXPECT_NE(md.find("| `setnx-simple` | SAFE \xE2\x9C\x93 | n/a |"), std::string::npos);
+  EXPECT_NE(md.find("| scenario | `set-nx-px` | `setnx-simple` | `rate-limit-lua` |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| f01-pause-past-ttl | **VIOLATED 1** \xE2\x9C\x93 | SAFE \xE2\x9C\x93 | n/a |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| w05-rate-limit | n/a | n/a | SAFE \xE2\x9C\x93 |"), std::string::npos) << md;
   EXPECT_NE(md.find("### What failed (1)"), std::string::npos);
   EXPECT_EQ(EscapeMarkdownCell("a|b\nc"), "a\\|b c");
 }
@@ -332,6 +337,23 @@ TEST(TerminalTable, ShortHeadsAndColourOnlyWhenAsked) {
   EXPECT_NE(plain.find("3 of 3 expectations met"), std::string::npos);
   const std::string coloured = RenderTerminalTable(SmallJson(), true);
   EXPECT_NE(coloured.find("\x1b[1;31mVIOLATED 1"), std::string::npos);
+}
+
+// Every bundled scenario: wider than a terminal, and some cells run with
+// their expectation's own faults.
+TEST(TerminalTable, ShortLabelsWhenTheFullOnesWouldNotFit) {
+  CompareOptions o;
+  o.scenario_paths = {std::string(LOCKSIM_SOURCE_DIR) + "/scenarios"};
+  const CompareResult result = RunCompare(o);
+  const ojson j = CompareToJson(result);
+  if (j["scenarios"].size() < 12) GTEST_SKIP() << "few scenarios: the full labels fit";
+  const std::string table = RenderTerminalTable(j, false);
+  EXPECT_NE(table.find("key: ok safe, Vn violated"), std::string::npos) << table;
+  std::istringstream lines(table);
+  std::string line;
+  std::getline(lines, line);  // the heads
+  EXPECT_LE(line.size(), 140u) << line;
+  EXPECT_EQ(j["summary"]["not_as_expected"], 0) << RenderMarkdownSummary(j);
 }
 
 TEST(ReportText, LabelsAndNotes) {
