@@ -96,6 +96,8 @@ svg.timeline .fault { stroke: #0f172a; stroke-width: 1.2; stroke-dasharray: 5 3;
 svg.timeline .fault.pause-mark { stroke: #475569; }
 svg.timeline .fault.write-mark { stroke: #dc2626; stroke-width: 2; }
 svg.timeline .fault-label.write-label { fill: #b91c1c; }
+svg.timeline .down { fill: #334155; fill-opacity: 0.55; }
+svg.timeline .in-bar.down-label { stroke: #1e293b; }
 svg.timeline .stall { fill: #f59e0b; fill-opacity: 0.16; stroke: #b45309; stroke-dasharray: 2 3; }
 svg.timeline .expiry { stroke: #b91c1c; stroke-width: 2; fill: none; }
 .tl-legend { display: flex; gap: 16px; flex-wrap: wrap; font-size: 12.5px; color: var(--muted); margin: 4px 0 0; }
@@ -175,6 +177,8 @@ std::string TimelineLegend() {
   s += "<span>" + sw("<rect x=\"1\" y=\"1\" width=\"20\" height=\"12\" fill=\"#f59e0b\" "
                      "fill-opacity=\"0.16\" stroke=\"#b45309\" stroke-dasharray=\"2 3\"/>") +
        "nobody makes progress</span>";
+  s += "<span>" + sw("<rect x=\"1\" y=\"1\" width=\"20\" height=\"12\" fill=\"#334155\" "
+                     "fill-opacity=\"0.55\"/>") + "crashed, until restarted</span>";
   s += "<span>" + sw("<path d=\"M11 0V14\" stroke=\"#0f172a\" stroke-dasharray=\"5 3\"/>") +
        "fault</span>";
   s += "<span>" + sw("<path d=\"M11 9V14\" stroke=\"#64748b\"/>") + "Redis command</span>";

@@ -53,6 +53,11 @@ std::string EffectSentence(const ojson& cell) {
   if (cell.contains("effects") && !cell["effects"].empty()) {
     return cell["effects"][0].get<std::string>();
   }
+  // A deadlock or a degraded run: the liveness checker's sentence.
+  if (cell.contains("counterexample") && cell["counterexample"].contains("liveness")) {
+    const std::string text = cell["counterexample"]["liveness"].value("text", "");
+    if (!text.empty()) return text;
+  }
   return "verdict: " + cell.value("verdict", "");
 }
 

@@ -235,6 +235,7 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
     std::string label;
   };
   std::vector<Pause> pauses;
+  std::vector<Pause> downs;  // crashed clients and nodes, until they restart
   // Open intervals per process.
   std::map<std::string, int64_t> trying_since, holding_since, cs_since, release_since;
 
@@ -248,6 +249,31 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
         }
       } else {
         markers.push_back(Marker{op.time, op.f + (op.value.empty() ? "" : " " + op.value), 0});
+        // A crashed client or node is down until it restarts: what its
+        // threads were doing ends there.
+        if (op.f == "crash") {
+          const std::string target = TargetOf(op.value);
+          downs.push_back(Pause{target, op.time, -1, op.value});
+          for (auto* open : {&trying_since, &holding_since, &cs_since, &release_since}) {
+            for (auto it = open->begin(); it != open->end();) {
+              if (!LaneOf(it->first, target)) {
+                ++it;
+                continue;
+              }
+              ClientLane& lane = client(it->first);
+              const Bar bar{it->second, op.time};
+              if (open == &trying_since) lane.trying.push_back(bar);
+              if (open == &holding_since) lane.holding.push_back(bar);
+              if (open == &cs_since) lane.sections.push_back(bar);
+              if (open == &release_since) lane.releases.push_back(bar);
+              it = open->erase(it);
+            }
+          }
+        } else if (op.f == "restart") {
+          for (Pause& d : downs) {
+            if (d.end < 0 && d.process == TargetOf(op.value)) d.end = op.time;
+          }
+        }
       }
       continue;
     }
@@ -306,6 +332,9 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
   for (auto& [p, t] : cs_since) client(p).sections.push_back(Bar{t, end});
   for (Pause& p : pauses) {
     if (p.end < 0) p.end = end;
+  }
+  for (Pause& d : downs) {
+    if (d.end < 0) d.end = end;
   }
   // A violation that is a write rather than an overlap (another client's
   // lock deleted or overwritten: it names the node's state op) is marked
@@ -519,6 +548,25 @@ std::string RenderTimelineSvg(const ojson& run, const std::string& id) {
            EscapeXml(p.process + " paused, " + ShortDuration(p.start) + " \xE2\x86\x92 " +
                      ShortDuration(p.end)) +
            "</title></rect>\n";
+    }
+  }
+
+  // Crashed clients and nodes: their lanes dark until they restart.
+  for (const Pause& d : downs) {
+    for (size_t i = 0; i < lane_count; ++i) {
+      const bool is_node = i >= clients.size();
+      const std::string& name = is_node ? nodes[i - clients.size()].name : clients[i].name;
+      if (!LaneOf(name, d.process)) continue;
+      const double x0 = X(d.start), w = std::max(2.0, X(d.end) - x0);
+      s += "<rect class=\"down\" x=\"" + Num(x0) + "\" y=\"" + Num(LaneY(i) + 1) +
+           "\" width=\"" + Num(w) + "\" height=\"" + Num(kLane - 2) + "\"><title>" +
+           EscapeXml(d.process + " down (crashed), " + ShortDuration(d.start) + " \xE2\x86\x92 " +
+                     ShortDuration(d.end)) +
+           "</title></rect>\n";
+      if (X(d.end) - x0 > 60) {
+        overlay += "<text class=\"in-bar down-label\" x=\"" + Num(x0 + 6) + "\" y=\"" +
+                   Num(LaneY(i) + kLane / 2 + 4) + "\">down</text>\n";
+      }
     }
   }
 

@@ -266,6 +266,9 @@ TEST(SvgTimeline, DrawsLanesFaultsPausesNodeStateAndTheOverlap) {
   EXPECT_NE(svg.find(">A.1</text>"), std::string::npos);
   EXPECT_NE(svg.find(">B</text>"), std::string::npos);
   EXPECT_NE(svg.find(">redis0</text>"), std::string::npos);
+  // A crashed node is down until it restarts (here: to the end).
+  EXPECT_EQ(Count(svg, "<rect class=\"down\""), 1u);
+  EXPECT_NE(svg.find("redis0 down (crashed), 3s \xE2\x86\x92 12s"), std::string::npos);
   // Faults the writer has never heard of are labelled markers.
   EXPECT_NE(svg.find(">crash redis0</text>"), std::string::npos);
   EXPECT_NE(svg.find(">clock redis0 +5s</text>"), std::string::npos);
@@ -291,6 +294,25 @@ TEST(SvgTimeline, DrawsLanesFaultsPausesNodeStateAndTheOverlap) {
   EXPECT_NE(svg.find("nobody held the lock for 1s"), std::string::npos);
   // B's critical section is open at the end of the run: drawn to the end.
   EXPECT_NE(svg.find("B in the critical section, 4s \xE2\x86\x92 12s"), std::string::npos);
+}
+
+TEST(SvgTimeline, ACrashEndsWhatTheClientWasDoingUntilItRestarts) {
+  const int64_t s = 1'000'000'000;
+  ojson h = ojson::array();
+  auto op = [&h](int64_t t, const std::string& p, const std::string& type, const std::string& f,
+                 const std::string& v) {
+    h.push_back(ojson{{"index", h.size()}, {"time", t}, {"process", p}, {"type", type},
+                      {"f", f}, {"value", v}});
+  };
+  op(0, "C", "invoke", "acquire", "lock:x");
+  op(2 * s, "nemesis", "info", "crash", "C");
+  op(5 * s, "nemesis", "info", "restart", "C");
+  const ojson run = {{"violations", ojson::array()}, {"stats", {{"end", 10 * s}}}, {"history", h}};
+  const std::string svg = RenderTimelineSvg(run, "t2");
+  EXPECT_NE(svg.find("C trying to acquire, 0s \xE2\x86\x92 2s"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("C down (crashed), 2s \xE2\x86\x92 5s"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">crash C</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">restart C</text>"), std::string::npos);
 }
 
 TEST(SvgTimeline, ShortDurations) {
