@@ -70,7 +70,12 @@ table.figures { font-size: 13.5px; min-width: 70%; }
 .figures th { color: var(--muted); font-weight: 600; font-size: 12.5px; }
 .scenarios dt { font-weight: 600; font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px; margin-top: 10px; }
 .scenarios dd { margin: 2px 0 0 0; color: var(--muted); font-size: 13.5px; }
-article.detail { border: 1px solid var(--line); border-radius: 10px; padding: 16px 18px; margin: 18px 0; }
+a.scn { color: inherit; text-decoration: none; border-bottom: 1px dotted #94a3b8; }
+a.scn:hover { border-bottom-style: solid; }
+.scenario-group { margin-top: 30px; }
+h3.scenario-name { font: 600 16.5px/1.4 ui-monospace, "DejaVu Sans Mono", monospace; margin: 0 0 4px; }
+p.story { color: var(--muted); font-size: 13.5px; margin: 0 0 8px; max-width: 1100px; }
+article.detail { border: 1px solid var(--line); border-radius: 10px; padding: 16px 18px; margin: 14px 0; }
 article.detail header { display: flex; gap: 12px; align-items: baseline; flex-wrap: wrap; }
 article.detail header .meta { color: var(--muted); font-size: 13px; }
 .effect { font-size: 15.5px; margin: 10px 0 4px; }
@@ -233,7 +238,17 @@ std::string Matrix(const ojson& r) {
     }
     if (faults.empty()) faults = "no fault";
     const std::string workload = sc.value("workload", "none");
-    s += "<tr><th title=\"" + EscapeXml(sc.value("description", "")) + "\">" + EscapeXml(name) +
+    bool any_failed = false;
+    for (const ojson& a : r.at("algorithms")) {
+      const ojson* c = FindCell(r, name, a.get<std::string>());
+      any_failed = any_failed || (c && CellFailed(*c) && c->contains("counterexample"));
+    }
+    // The scenario's name links to its counterexamples, when it has some.
+    const std::string shown_name =
+        any_failed ? "<a class=\"scn\" href=\"#" + CellAnchor(name).replace(0, 4, "scn") + "\">" +
+                         EscapeXml(name) + "</a>"
+                   : EscapeXml(name);
+    s += "<tr><th title=\"" + EscapeXml(sc.value("description", "")) + "\">" + shown_name +
          "<small>" + EscapeXml(faults) +
          (workload != "none" ? " \xC2\xB7 workload: " + EscapeXml(workload) : "") +
          "</small></th>";
@@ -401,12 +416,25 @@ std::string RenderHtmlReport(const ojson& r) {
        "</section>\n";
   s += "<section id=\"liveness\">\n<h2>Liveness per variant</h2>\n" + Figures(r) + "</section>\n";
 
+  // Grouped by scenario, each group under the scenario's own story.
   std::string details;
   int failed = 0;
-  for (const ojson& c : r.at("cells")) {
-    if (!CellFailed(c) || !c.contains("counterexample")) continue;
-    ++failed;
-    details += Detail(c);
+  for (const ojson& sc : r.at("scenarios")) {
+    const std::string name = sc.at("name").get<std::string>();
+    std::string group;
+    int n = 0;
+    for (const ojson& c : r.at("cells")) {
+      if (c.at("scenario") != name || !CellFailed(c) || !c.contains("counterexample")) continue;
+      ++n;
+      group += Detail(c);
+    }
+    if (n == 0) continue;
+    failed += n;
+    details += "<div class=\"scenario-group\" id=\"" + CellAnchor(name).replace(0, 4, "scn") +
+               "\">\n<h3 class=\"scenario-name\">" + EscapeXml(name) + " <span class=\"none\">(" +
+               std::to_string(n) + (n == 1 ? " failed cell" : " failed cells") +
+               ")</span></h3>\n<p class=\"story\">" + EscapeXml(sc.value("description", "")) +
+               "</p>\n" + group + "</div>\n";
   }
   s += "<section id=\"timelines\">\n<h2>Counterexamples (" + std::to_string(failed) + ")</h2>\n";
   if (failed == 0) {

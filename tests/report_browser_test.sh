@@ -65,7 +65,7 @@ check() {  # check DESCRIPTION PATTERN [MIN_COUNT]
 }
 check "the matrix" '<table class="matrix" id="matrix-table">'
 check "a matrix column per variant" '<th class="variant"><span>set-nx-px</span></th>'
-check "a matrix row per scenario" '<tr><th title="[^"]*">f01-pause-past-ttl<small>'
+check "a matrix row per scenario, linking to its counterexamples" '<tr><th title="[^"]*"><a class="scn" href="#scn-f01-pause-past-ttl">f01-pause-past-ttl</a><small>'
 check "a VIOLATED cell linking to its timeline" '<a class="cell" href="#cell-f01-pause-past-ttl--set-nx-px"'
 check "a SAFE cell" '<td class="v-safe">'
 check "SVG timelines" '<svg class="timeline"' 1
@@ -75,7 +75,7 @@ check "the liveness table" '<table class="figures">'
 [[ $fail -eq 0 ]] || exit 1
 
 if [[ -n "$screenshot" ]]; then
-  chrome shot --hide-scrollbars --force-device-scale-factor=1 --window-size=1480,2720 \
+  chrome shot --hide-scrollbars --force-device-scale-factor=1 --window-size=1480,2940 \
     --screenshot="$screenshot" "file://$work/out/report.html" 2>"$work/chrome.err" || {
     echo "FAIL: chromium could not take the screenshot" >&2
     cat "$work/chrome.err" >&2
