@@ -215,7 +215,7 @@ std::string Totals(const ojson& r) {
        "</b>cells as their scenario expects</li>";
   if (sum.value("skipped", int64_t{0}) > 0) {
     s += "<li><b>" + std::to_string(sum.value("skipped", int64_t{0})) +
-         "</b>not applicable (limiter vs lock)</li>";
+         "</b>not applicable (limiter vs lock, or not on this backend)</li>";
   }
   s += "</ul>\n";
   return s;

@@ -4,6 +4,7 @@
 
 #include "lockimpls/lock.h"
 #include "sim/errors.h"
+#include "sim/nemesis.h"
 #include "sim/scenario_files.h"
 
 namespace locksim {
@@ -32,6 +33,22 @@ std::vector<std::string> ResolveAlgorithms(const std::vector<std::string>& reque
     if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
   }
   return ids;
+}
+
+// Why `backend` cannot run a cell of `effective` (the scenario as the cell
+// runs it), or "" when it can: a fault it cannot carry out yet (a node crash
+// on --backend real) makes the cell not applicable instead of stopping the
+// whole comparison. The same rules RunScenario applies (sim/runner.cc).
+std::string Unsupported(const Scenario& effective, Backend backend) {
+  try {
+    Nemesis::CheckSupported(effective.faults, backend == Backend::kVirtual, effective.file);
+  } catch (const InputError& e) {
+    return std::string("not on --backend ") + std::string(BackendName(backend)) + ": " + e.what();
+  }
+  if (backend == Backend::kReal && effective.network.timeout.count() > 0) {
+    return "not on --backend real: network.timeout needs --backend virtual for now";
+  }
+  return "";
 }
 
 }  // namespace
@@ -89,9 +106,15 @@ CompareResult RunCompare(const CompareOptions& options, const CompareProgress& p
       CompareCell cell;
       cell.scenario = si;
       cell.algorithm = algo;
+      const Scenario& s = result.scenarios[si];
       if (FindAlgorithm(algo)->is_limiter() != limiter_scenario) {
         cell.skipped = limiter_scenario ? "a lock on a rate limiter's scenario"
                                         : "a rate limiter on a lock scenario";
+      } else if (auto it = s.expect.find(algo);
+                 it != s.expect.end() && it->second.algorithm == algo) {
+        cell.skipped = Unsupported(ForExpectation(s, it->second), options.run.backend);
+      } else {
+        cell.skipped = Unsupported(s, options.run.backend);
       }
       result.cells.push_back(std::move(cell));
     }

@@ -3,7 +3,8 @@
 // the worst of its seeds' (violated > deadlock > degraded > safe, any other
 // verdict between degraded and safe). A cell whose kind does not match the
 // scenario's (a rate limiter on a lock scenario, or a lock on a limiter's)
-// is skipped: its invariant is not the one the scenario checks. A cell
+// is skipped: its invariant is not the one the scenario checks; so is a
+// cell whose faults the backend cannot carry out yet. A cell
 // whose scenario has an "expect" entry for its algorithm runs as that entry
 // says (its lock and fault overrides), and is judged against it.
 #ifndef LOCKSIM_SIM_COMPARE_H_

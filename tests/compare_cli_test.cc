@@ -128,6 +128,16 @@ TEST_F(CompareCliTest, BadInputExitsTwoWithOneMessageNamingTheOptionOrFile) {
   EXPECT_NE(o.err.find("missing results.json"), std::string::npos) << o.err;
 }
 
+TEST_F(CompareCliTest, CellsTheBackendCannotRunYetAreNotApplicable) {
+  Outcome o = Locksim("compare --backend real --algorithms set-nx-px --scenarios " +
+                      ScenarioPath("f07-failover-lost-key") + " --out " + Out("o"));
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("set-nx-px  n/a"), std::string::npos) << o.out;
+  const std::string json = Slurp(Out("o") + "/results.json");
+  EXPECT_NE(json.find("\"skipped\": \"not on --backend real: "), std::string::npos);
+  EXPECT_NE(json.find("needs --backend virtual"), std::string::npos);
+}
+
 TEST_F(CompareCliTest, SeveralSeedsPerCell) {
   Outcome o = Locksim("compare --algorithms set-nx-px --scenarios " +
                       ScenarioPath("f01-pause-past-ttl") + " --seeds 3 -q --out " + Out("o"));
