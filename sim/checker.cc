@@ -116,8 +116,6 @@ std::vector<int64_t> Explain(const History& history, const CriticalSection& a,
   return Explain(history, from, b.enter_index, a.process, b.process);
 }
 
-bool Nested(const Op& op) { return op.value.ends_with(" (nested)"); }
-
 // Foreign writes: a state op (a value changed on a node by a client's
 // command) over a value that another thread wrote and still holds.
 void ForeignWrites(const History& history, const std::vector<CriticalSection>& sections,
@@ -125,9 +123,9 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
   std::map<int, int64_t> holding;  // thread -> its acquire ok, while it holds
   std::map<std::pair<int, std::string>, int> writer;  // (node, key) -> thread
   for (const Op& op : history.ops()) {
-    if (op.f == OpF::kAcquire && op.type == OpType::kOk && !Nested(op)) {
+    if (op.f == OpF::kAcquire && op.type == OpType::kOk && !IsNested(op)) {
       holding[op.process] = op.index;
-    } else if (op.f == OpF::kRelease && op.type == OpType::kInvoke && !Nested(op)) {
+    } else if (op.f == OpF::kRelease && op.type == OpType::kInvoke && !IsNested(op)) {
       holding.erase(op.process);
     } else if (op.f == OpF::kCrash && op.subject >= 0) {
       std::erase_if(holding, [&](const auto& h) { return history.owner(h.first) == op.subject; });

@@ -41,7 +41,8 @@ std::vector<std::string> ResolveAlgorithms(const std::vector<std::string>& reque
 // whole comparison. The same rules RunScenario applies (sim/runner.cc).
 std::string Unsupported(const Scenario& effective, Backend backend) {
   try {
-    Nemesis::CheckSupported(effective.faults, backend == Backend::kVirtual, effective.file);
+    Nemesis::CheckSupported(effective.faults, backend == Backend::kVirtual,
+                            effective.NodeNames(), effective.file);
   } catch (const InputError& e) {
     return std::string("not on --backend ") + std::string(BackendName(backend)) + ": " + e.what();
   }

@@ -54,6 +54,11 @@ struct Op {
   std::string value;
 };
 
+// A lock taken again inside its own critical section (a client with
+// "reenter") records its acquire and release with this suffix on the value.
+inline constexpr std::string_view kNestedSuffix = " (nested)";
+inline bool IsNested(const Op& op) { return op.value.ends_with(kNestedSuffix); }
+
 // The TTL in a state op's value ("... pttl 4999"), or -1 when it has none.
 int64_t StatePttl(std::string_view value);
 // Whether a state op's value says the key is absent.

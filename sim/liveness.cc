@@ -7,8 +7,6 @@
 namespace locksim {
 namespace {
 
-bool Nested(const Op& op) { return op.value.ends_with(" (nested)"); }
-
 std::string Ratio(double x) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", x);
@@ -23,13 +21,19 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
   std::set<int> waiting;  // threads inside an acquire
   std::set<int> working;  // threads holding the lock, not waiting for it again
   std::map<int, std::string> last_sent;
-  std::optional<Nanos> since;  // start of the current stuck stretch
+  // Start of the current stuck stretch, if one is open.
+  Nanos since_at{0};
+  bool open = false;
+  auto start = [&](Nanos t) {
+    since_at = t;
+    open = true;
+  };
   auto close = [&](Nanos t) {
-    if (since && t - *since > r.stuck()) {
-      r.stuck_from = *since;
+    if (open && t - since_at > r.stuck()) {
+      r.stuck_from = since_at;
       r.stuck_to = t;
     }
-    since.reset();
+    open = false;
   };
   // Limiter: refused since the last admission.
   std::optional<Nanos> refused_since;
@@ -42,7 +46,7 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
       if (op.f != OpF::kAdmit || op.type == OpType::kInvoke) continue;
       if (op.type == OpType::kOk) {
         if (refused_since) {
-          since = refused_since;
+          start(*refused_since);
           close(t);
         }
         refused_since.reset();
@@ -57,19 +61,19 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
       case OpF::kAcquire:
         if (op.type == OpType::kInvoke) {
           waiting.insert(op.process);
-          if (Nested(op)) working.erase(op.process);
+          if (IsNested(op)) working.erase(op.process);
         } else {
           waiting.erase(op.process);
           if (op.type == OpType::kOk) {
             working.insert(op.process);
-            if (!Nested(op)) ++r.acquisitions;
-          } else if (Nested(op)) {
+            if (!IsNested(op)) ++r.acquisitions;
+          } else if (IsNested(op)) {
             working.insert(op.process);  // back to the outer section
           }
         }
         break;
       case OpF::kRelease:
-        if (op.type != OpType::kInvoke && !Nested(op)) working.erase(op.process);
+        if (op.type != OpType::kInvoke && !IsNested(op)) working.erase(op.process);
         break;
       case OpF::kCrash:
         if (op.subject >= 0) {
@@ -91,11 +95,11 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
     // tries again at the same instant never stopped waiting.
     if (i + 1 < ops.size() && ops[i + 1].time == t) continue;
     const bool stuck = !waiting.empty() && working.empty();
-    if (stuck && !since) since = t;
-    if (!stuck && since) close(t);
+    if (stuck && !open) start(t);
+    if (!stuck && open) close(t);
   }
   if (limiter && refused_since) {
-    since = refused_since;
+    start(*refused_since);
     close(last_refused);
   }
   if (!limiter) close(end);  // still stuck when the run ended

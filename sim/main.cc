@@ -23,6 +23,7 @@
 #include "sim/real/interrupt.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
+#include "sim/scenario_files.h"
 #include "sim/serve.h"
 
 namespace po = boost::program_options;
@@ -160,28 +161,6 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
   }
 }
 
-std::vector<std::string> ScenarioFiles(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
-  for (const std::string& p : paths) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(p, ec)) {
-      std::vector<std::string> in_dir;
-      for (const auto& e : std::filesystem::directory_iterator(p)) {
-        const std::string name = e.path().filename().string();
-        if (e.path().extension() == ".json" && name != "schema.json") in_dir.push_back(e.path().string());
-      }
-      std::sort(in_dir.begin(), in_dir.end());
-      files.insert(files.end(), in_dir.begin(), in_dir.end());
-    } else if (std::filesystem::exists(p, ec)) {
-      files.push_back(p);
-    } else {
-      throw InputError(p + ": no such file or folder");
-    }
-  }
-  if (files.empty()) throw InputError("locksim run: no scenario files found");
-  return files;
-}
-
 void WriteJson(const std::string& path, const std::string& text) {
   if (path == "-") {
     std::cout << text << std::flush;
@@ -271,7 +250,7 @@ int RunCommand(const std::vector<std::string>& args, bool suite_only) {
                      AlgorithmIds() + ")");
   }
   std::vector<Scenario> scenarios;
-  for (const std::string& f : ScenarioFiles(paths)) scenarios.push_back(LoadScenario(f));
+  for (const std::string& f : ListScenarioFiles(paths, "locksim run")) scenarios.push_back(LoadScenario(f));
   std::error_code ec;
   const bool one_file = paths.size() == 1 && !std::filesystem::is_directory(paths[0], ec);
   const bool single = !suite_only && one_file &&

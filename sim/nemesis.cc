@@ -48,13 +48,14 @@ bool Matches(TriggerSpec::Event e, const Op& op, const std::string& last_sent,
 }  // namespace
 
 void Nemesis::CheckSupported(const std::vector<FaultSpec>& faults, bool virtual_world,
-                             const std::string& file) {
+                             const std::vector<std::string>& nodes, const std::string& file) {
   if (virtual_world) return;
   using T = FaultSpec::Type;
   for (const FaultSpec& f : faults) {
     const bool on_client_only = f.type == T::kPause || f.type == T::kCrash ||
                                 f.type == T::kRestart || f.type == T::kClock;
-    if (on_client_only && !f.process.starts_with("redis")) continue;
+    const bool on_node = std::find(nodes.begin(), nodes.end(), f.process) != nodes.end();
+    if (on_client_only && !on_node) continue;
     throw InputError(file + ": " + f.path + ": a " + std::string(FaultTypeName(f.type)) +
                      " fault" + (f.process.empty() ? "" : " of " + f.process) +
                      " needs --backend virtual for now (faults on real servers and links: "

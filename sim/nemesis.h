@@ -30,8 +30,9 @@ class Nemesis {
 
   // Faults that `world` cannot carry out are refused before a run starts
   // (InputError naming the fault's JSON path); `file` names the scenario.
+  // `nodes` are the Redis node names (Scenario::NodeNames()).
   static void CheckSupported(const std::vector<FaultSpec>& faults, bool virtual_world,
-                             const std::string& file);
+                             const std::vector<std::string>& nodes, const std::string& file);
 
   Nemesis(Runtime& runtime, std::vector<FaultSpec> faults, Hooks hooks);
   // Schedules the timed faults and starts watching the history for the

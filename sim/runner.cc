@@ -93,7 +93,8 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
       Scaled(input, result.time_scale,
              options.time_scale ? "--time-scale" : input.file + ": $.real_time_scale");
   const Scenario& s = result.scenario;
-  Nemesis::CheckSupported(s.faults, options.backend == Backend::kVirtual, input.file);
+  Nemesis::CheckSupported(s.faults, options.backend == Backend::kVirtual, s.NodeNames(),
+                          input.file);
   if (options.backend == Backend::kReal && s.network.timeout.count() > 0) {
     throw InputError(input.file + ": $.network.timeout: needs --backend virtual for now (issue 7)");
   }
@@ -231,7 +232,7 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
   world.reset();  // coroutine frames go before the envs and locks they use
   servers.clear();
   for (const Op& op : result.history.ops()) {
-    if (op.f != OpF::kAcquire || op.value.ends_with(" (nested)")) continue;
+    if (op.f != OpF::kAcquire || IsNested(op)) continue;
     if (op.type == OpType::kOk) ++result.acquisitions;
     if (op.type == OpType::kFail) ++result.failed_acquisitions;
   }

@@ -91,15 +91,15 @@ Task<bool> Cycle(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec
     // Seed 004's nested call: a method that holds the lock calls another
     // that takes it too, and releases it in a `finally`.
     co_await env.SleepFor(spec.hold / 2);
-    h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key + " (nested)");
+    h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key + std::string(kNestedSuffix));
     const bool inner = co_await lock.Acquire(env);
     h.Add(runtime.Now(), p, inner ? OpType::kOk : OpType::kFail, OpF::kAcquire,
-          key + " (nested)");
+          key + std::string(kNestedSuffix));
     co_await env.SleepFor(spec.hold / 4);
-    h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key + " (nested)");
+    h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key + std::string(kNestedSuffix));
     const bool inner_released = co_await lock.Release(env);
     h.Add(runtime.Now(), p, inner_released ? OpType::kOk : OpType::kFail, OpF::kRelease,
-          key + " (nested)");
+          key + std::string(kNestedSuffix));
     co_await env.SleepFor(spec.hold - spec.hold / 2 - spec.hold / 4);
   } else {
     co_await Work(runtime, env, lock, spec, workload, resource);
