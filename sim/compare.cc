@@ -46,9 +46,6 @@ std::string Unsupported(const Scenario& effective, Backend backend) {
   } catch (const InputError& e) {
     return std::string("not on --backend ") + std::string(BackendName(backend)) + ": " + e.what();
   }
-  if (backend == Backend::kReal && effective.network.timeout.count() > 0) {
-    return "not on --backend real: network.timeout needs --backend virtual for now";
-  }
   return "";
 }
 

@@ -4,7 +4,6 @@
 #include <cctype>
 
 #include "sim/errors.h"
-#include "sim/virtual_world.h"
 
 namespace locksim {
 namespace {
@@ -50,16 +49,15 @@ bool Matches(TriggerSpec::Event e, const Op& op, const std::string& last_sent,
 void Nemesis::CheckSupported(const std::vector<FaultSpec>& faults, bool virtual_world,
                              const std::vector<std::string>& nodes, const std::string& file) {
   if (virtual_world) return;
+  (void)nodes;
   using T = FaultSpec::Type;
   for (const FaultSpec& f : faults) {
-    const bool on_client_only = f.type == T::kPause || f.type == T::kCrash ||
-                                f.type == T::kRestart || f.type == T::kClock;
-    const bool on_node = std::find(nodes.begin(), nodes.end(), f.process) != nodes.end();
-    if (on_client_only && !on_node) continue;
-    throw InputError(file + ": " + f.path + ": a " + std::string(FaultTypeName(f.type)) +
-                     " fault" + (f.process.empty() ? "" : " of " + f.process) +
-                     " needs --backend virtual for now (faults on real servers and links: "
-                     "issue 7)");
+    std::string why;
+    if (f.type == T::kCrash && f.power_loss) {
+      why = "a power loss cannot be carried out on real servers: kill -9 keeps what the "
+            "kernel has buffered (use --backend virtual)";
+    }
+    if (!why.empty()) throw InputError(file + ": " + f.path + ": " + why);
   }
 }
 
@@ -129,9 +127,9 @@ void Nemesis::OnOp(int64_t index) {
 }
 
 int Nemesis::NodeOf(const std::string& name) const {
-  if (hooks_.world == nullptr) return -1;
+  if (hooks_.cluster == nullptr) return -1;
   const int p = hooks_.process_of(name);
-  return p < 0 ? -1 : hooks_.world->PhysicalOf(p);
+  return p < 0 ? -1 : hooks_.cluster->PhysicalOf(p);
 }
 
 void Nemesis::Record(OpF f, const std::string& value, int subject_process) {
@@ -144,7 +142,7 @@ void Nemesis::Fire(size_t i) {
   fired_[i] = true;
   const FaultSpec f = faults_[i];  // a copy: hooks may run scenario code
   using T = FaultSpec::Type;
-  VirtualWorld* world = hooks_.world;
+  Cluster* world = hooks_.cluster;
   const int p = f.process.empty() ? -1 : hooks_.process_of(f.process);
   const int node = f.process.empty() ? -1 : NodeOf(f.process);
   auto restart = [this, world](const std::string& name) {
@@ -174,8 +172,14 @@ void Nemesis::Fire(size_t i) {
     case T::kPause: {
       const Nanos end = rt_.Now() + f.duration;
       Record(OpF::kPause, f.process + " for " + FormatDuration(f.duration), p);
-      rt_.Pause(p, end);
-      rt_.AtFirst(end, rt_.nemesis(), [this, p, name = f.process] {
+      if (node >= 0) {
+        world->PauseNode(node, end);
+      } else {
+        rt_.Pause(p, end);
+        if (hooks_.on_pause) hooks_.on_pause(p, true);
+      }
+      rt_.AtFirst(end, rt_.nemesis(), [this, p, client = node < 0, name = f.process] {
+        if (client && hooks_.on_pause) hooks_.on_pause(p, false);
         Record(OpF::kResume, name, p);
       });
       break;
@@ -198,15 +202,15 @@ void Nemesis::Fire(size_t i) {
     case T::kRestart:
       restart(f.process);
       break;
-    case T::kFailover: {
-      const int promoted = world->Failover(world->GroupOf(node));
-      Record(OpF::kFailover,
-             "group of " + f.process + ": " +
-                 (promoted < 0 ? std::string("no live replica to promote")
-                               : world->NodeName(promoted) + " promoted to master"),
-             p);
+    case T::kFailover:
+      world->Failover(world->GroupOf(node), [this, world, p, name = f.process](int promoted) {
+        Record(OpF::kFailover,
+               "group of " + name + ": " +
+                   (promoted < 0 ? std::string("no live replica to promote")
+                                 : world->NodeName(promoted) + " promoted to master"),
+               p);
+      });
       break;
-    }
     case T::kClock: {
       ProcessClock c = rt_.Clock(p);
       std::string what = f.process;
@@ -225,7 +229,7 @@ void Nemesis::Fire(size_t i) {
       what += " (offset now " + SignedText(c.offset) + ")";
       Record(OpF::kClock, what, p);
       rt_.SetClock(p, c);
-      if (node >= 0) world->Observe(node);  // keys may have expired at once
+      if (node >= 0) world->NodeClockChanged(node);  // keys may expire at once
       break;
     }
     case T::kExpire: {
@@ -234,7 +238,7 @@ void Nemesis::Fire(size_t i) {
       if (node >= 0) {
         targets.push_back(node);
       } else {
-        for (int g = 0; g < world->NodeCount(); ++g) targets.push_back(world->MasterOf(g));
+        for (int g = 0; g < rt_.NodeCount(); ++g) targets.push_back(world->MasterOf(g));
       }
       for (int t : targets) {
         Record(OpF::kExpire,

@@ -10,12 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "sim/cluster.h"
 #include "sim/runtime.h"
 #include "sim/scenario.h"
 
 namespace locksim {
-
-class VirtualWorld;
 
 class Nemesis {
  public:
@@ -24,7 +23,11 @@ class Nemesis {
     std::function<int(const std::string&)> process_of;
     // Starts a restarted client process again (a new incarnation).
     std::function<void(const std::string& client)> restart_client;
-    VirtualWorld* world = nullptr;  // node and link faults; null on real
+    Cluster* cluster = nullptr;  // node and link faults
+    // A client process was stopped (true) or continued (false) by a pause:
+    // for a client that is a process of its own (an adapter), SIGSTOP and
+    // SIGCONT. May be empty.
+    std::function<void(int process, bool stopped)> on_pause;
     std::string lock_key;           // the default key of `expire`
   };
 

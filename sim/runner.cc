@@ -95,9 +95,6 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
   const Scenario& s = result.scenario;
   Nemesis::CheckSupported(s.faults, options.backend == Backend::kVirtual, s.NodeNames(),
                           input.file);
-  if (options.backend == Backend::kReal && s.network.timeout.count() > 0) {
-    throw InputError(input.file + ": $.network.timeout: needs --backend virtual for now (issue 7)");
-  }
   const LockConfig lock_config = Resolve(s.lock, algo->defaults);
   if (lock_config.ttl < std::chrono::milliseconds(1)) {
     throw InputError(std::string(options.time_scale ? "--time-scale" : input.file + ": $.real_time_scale") +
@@ -108,7 +105,6 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
   // below has been stopped.
   std::optional<InterruptGuard> interrupt_guard;
   if (options.backend == Backend::kReal) interrupt_guard.emplace();
-  std::vector<std::unique_ptr<RedisServer>> servers;
   // Envs and locks are declared before the world so that, on every path
   // out (an exception included), the coroutine frames that use them are
   // destroyed first.
@@ -116,6 +112,11 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
   std::vector<std::unique_ptr<Lock>> locks;
   std::vector<std::unique_ptr<Limiter>> limiters;
   std::unique_ptr<Runtime> world;
+  const Persistence persistence =
+      s.redis.persistence == "aof-always"     ? Persistence::kAofAlways
+      : s.redis.persistence == "aof-everysec" ? Persistence::kAofEverySec
+      : s.redis.persistence == "rdb"          ? Persistence::kRdb
+                                              : Persistence::kNone;
   if (options.backend == Backend::kVirtual) {
     VirtualWorld::Options v;
     v.seed = result.seed;
@@ -124,27 +125,19 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
     v.latency_max = s.network.latency_max;
     v.replicas = s.redis.replicas;
     v.replication_lag = s.redis.replication_lag;
-    v.persistence = s.redis.persistence == "aof-always"     ? Persistence::kAofAlways
-                    : s.redis.persistence == "aof-everysec" ? Persistence::kAofEverySec
-                    : s.redis.persistence == "rdb"          ? Persistence::kRdb
-                                                            : Persistence::kNone;
+    v.persistence = persistence;
     v.rdb_interval = s.redis.rdb_interval;
     auto virtual_world = std::make_unique<VirtualWorld>(v);
     virtual_world->WatchKeys({lock_config.key});
     world = std::move(virtual_world);
   } else {
-    if (s.redis.replicas > 0 || s.redis.persistence != "none") {
-      throw InputError(input.file + ": $.redis: replicas and persistence are not supported on "
-                       "--backend real yet (virtual backend only)");
-    }
     RealWorld::Options real;
     real.seed = result.seed;
-    for (int i = 0; i < s.nodes; ++i) {
-      RedisServerOptions server;
-      server.binary = options.redis_server;
-      servers.push_back(RedisServer::Start(server));
-      real.ports.push_back(servers.back()->port());
-    }
+    real.nodes = s.nodes;
+    real.replicas = s.redis.replicas;
+    real.persistence = persistence;
+    real.rdb_interval = s.redis.rdb_interval;
+    real.redis_server = options.redis_server;
     world = std::make_unique<RealWorld>(real);
   }
   world->SetReplayHint("locksim run " + input.file + " --algorithm " + result.algorithm +
@@ -201,14 +194,13 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
     }
     start_client(c, c.start);
   }
+  Cluster* cluster = dynamic_cast<Cluster*>(world.get());
   Nemesis::Hooks hooks;
   hooks.process_of = [&](const std::string& name) {
     auto it = process_of.find(name);
     if (it != process_of.end()) return it->second;
-    if (auto* v = dynamic_cast<VirtualWorld*>(world.get())) {
-      for (int i = 0; i < v->PhysicalNodeCount(); ++i) {
-        if (v->NodeName(i) == name) return v->node_process(i);
-      }
+    for (int i = 0; i < cluster->PhysicalNodeCount(); ++i) {
+      if (cluster->NodeName(i) == name) return cluster->node_process(i);
     }
     return -1;
   };
@@ -217,7 +209,7 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
       if (c.name == name) start_client(c, world->Now());
     }
   };
-  hooks.world = dynamic_cast<VirtualWorld*>(world.get());
+  hooks.cluster = cluster;
   hooks.lock_key = lock_config.key;
   Nemesis nemesis(*world, s.faults, hooks);
   nemesis.Start();
@@ -230,7 +222,6 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
   for (const auto& env : envs) result.redis_commands += env->commands_sent();
   result.history = std::move(world->history());
   world.reset();  // coroutine frames go before the envs and locks they use
-  servers.clear();
   for (const Op& op : result.history.ops()) {
     if (op.f != OpF::kAcquire || IsNested(op)) continue;
     if (op.type == OpType::kOk) ++result.acquisitions;

@@ -20,12 +20,13 @@
 #include <utility>
 #include <vector>
 
+#include "sim/cluster.h"
 #include "sim/runtime.h"
 #include "sim/vredis/server.h"
 
 namespace locksim {
 
-class VirtualWorld : public Runtime {
+class VirtualWorld : public Runtime, public Cluster {
  public:
   struct Options {
     uint64_t seed = 1;
@@ -44,28 +45,32 @@ class VirtualWorld : public Runtime {
   int NodeCount() const override { return static_cast<int>(groups_.size()); }
   void Abandon(int actor, int node) override;
 
-  // Physical nodes: group g's master is first, then its replicas.
-  int PhysicalNodeCount() const { return static_cast<int>(nodes_.size()); }
-  int MasterOf(int group) const { return groups_[group].master; }
+  // Cluster (sim/cluster.h).
+  int PhysicalNodeCount() const override { return static_cast<int>(nodes_.size()); }
+  int PhysicalOf(int process) const override;
+  int node_process(int physical) const override { return nodes_[physical].process; }
+  const std::string& NodeName(int physical) const override {
+    return ProcessName(nodes_[physical].process);
+  }
+  int GroupOf(int physical) const override { return nodes_[physical].group; }
+  int MasterOf(int group) const override { return groups_[group].master; }
+  bool IsUp(int physical) const override { return nodes_[physical].up; }
+  void PauseNode(int physical, Nanos until) override { Pause(nodes_[physical].process, until); }
+  void CrashNode(int physical, bool power_loss) override;
+  void RestartNode(int physical) override;
+  void Failover(int group, std::function<void(int)> done) override { done(Failover(group)); }
+  void NodeClockChanged(int physical) override { Observe(physical); }
+  void ExpireKey(int physical, const std::string& key, std::optional<Nanos> ttl) override;
+  void SetPartitioned(int a, int b, bool partitioned) override;
+  void SetExtraLatency(int a, int b, Nanos extra) override;
+  void SetLoss(int a, int b, int64_t percent) override;
+  void HealAll() override;
+
+  // Promotes the first live replica of `group` to master at once. Returns
+  // the new master, or -1.
+  int Failover(int group);
   const std::vector<int>& MembersOf(int group) const { return groups_[group].members; }
   VirtualRedis& node(int physical) { return *nodes_[physical].redis; }
-  int node_process(int physical) const { return nodes_[physical].process; }
-  bool IsUp(int physical) const { return nodes_[physical].up; }
-
-  // Faults on nodes. A crashed node refuses connections and loses what its
-  // persistence policy loses (power_loss: also what was not fsynced).
-  void CrashNode(int physical, bool power_loss = false);
-  // Starts a crashed node again. A former master whose group failed over
-  // comes back as a replica of the new master and is resynchronised from it
-  // (its unreplicated writes are lost).
-  void RestartNode(int physical);
-  // Promotes the first live replica of `group` to master, as Sentinel does
-  // once it has agreed the master is down. Returns the new master, or -1.
-  int Failover(int group);
-  int GroupOf(int physical) const { return nodes_[physical].group; }
-  // The physical node whose process is `process`, or -1.
-  int PhysicalOf(int process) const;
-  const std::string& NodeName(int physical) const { return ProcessName(nodes_[physical].process); }
 
   // Keys whose state on every node is recorded in the history (a `state`
   // op each time it changes, with the client whose command changed it).
@@ -73,18 +78,6 @@ class VirtualWorld : public Runtime {
   // Records what changed on the node since it was last looked at (after a
   // clock change, say).
   void Observe(int physical, int cause = -1);
-
-  // The key disappears from the node now (an operator's DEL, an eviction),
-  // or, with `ttl`, gets that TTL; the change replicates.
-  void ExpireKey(int physical, const std::string& key, std::optional<Nanos> ttl);
-
-  // Link faults between two processes, both ways. A partitioned link holds
-  // what is sent on it (TCP keeps resending) and delivers it in order when
-  // healed, unless the sender gave up on the connection meanwhile.
-  void SetPartitioned(int a, int b, bool partitioned);
-  void SetExtraLatency(int a, int b, Nanos extra);
-  void SetLoss(int a, int b, int64_t percent);
-  void HealAll();
 
  protected:
   void AdvanceTo(Nanos t) override { now_ = t; }

@@ -183,7 +183,7 @@ TEST_F(ReplicationTest, FailoverLosesALockKeyThatWasNotReplicatedYet) {
   Make({.replicas = 1, .replication_lag = milliseconds(100)});
   const int old_master = world_->MasterOf(0), replica = world_->MembersOf(0)[1];
   EXPECT_TRUE(CallAndRun(Nanos(0), {"SET", "lock", "A", "NX", "PX", "30000"}, milliseconds(10)).IsOk());
-  world_->CrashNode(old_master);
+  world_->CrashNode(old_master, false);
   EXPECT_EQ(world_->Failover(0), replica);
   world_->Run(milliseconds(500), true);  // the in-flight replication never lands
   // B asks the group (now the promoted replica) and gets the lock too.
@@ -214,7 +214,7 @@ TEST_F(ReplicationTest, AMasterRestartedWithoutPersistenceWipesItsReplicas) {
   const int master = world_->MasterOf(0), replica = world_->MembersOf(0)[1];
   CallAndRun(Nanos(0), {"SET", "lock", "A", "PX", "30000"}, milliseconds(50));
   EXPECT_EQ(Peek(replica, "lock"), "A");
-  world_->CrashNode(master);
+  world_->CrashNode(master, false);
   world_->RestartNode(master);
   EXPECT_EQ(Peek(master, "lock"), "(none)");
   EXPECT_EQ(Peek(replica, "lock"), "(none)");  // full resync from an empty master
@@ -222,7 +222,7 @@ TEST_F(ReplicationTest, AMasterRestartedWithoutPersistenceWipesItsReplicas) {
 
 TEST_F(ReplicationTest, ACrashedNodeRefusesConnections) {
   Make({});
-  world_->CrashNode(0);
+  world_->CrashNode(0, false);
   Reply r = CallAndRun(Nanos(0), {"GET", "k"}, milliseconds(10));
   EXPECT_TRUE(r.IsError());
   EXPECT_NE(r.str.find("node down"), std::string::npos);

@@ -9,7 +9,9 @@
  * Control: the file named by LOCKSIM_CLOCK_FILE holds a struct
  * locksim_clock (clock_control.h), mapped shared and read on every call:
  *   frozen_ns != 0  -> the wall clock reads exactly frozen_ns (unix ns);
- *   otherwise       -> real wall clock + offset_ns.
+ *   otherwise       -> real + offset_ns + (real - anchor_ns) * drift_ppm / 1e6.
+ * The harness writes it under a sequence lock (seq odd while writing), so a
+ * reader never sees half of an update; reading takes no system call.
  * Only CLOCK_REALTIME(_COARSE), gettimeofday() and time() are moved: Redis
  * expires keys by its wall clock (mstime()), while its event loop keeps
  * using the monotonic clock untouched. */
@@ -26,6 +28,9 @@
 struct locksim_clock {
   volatile int64_t offset_ns;
   volatile int64_t frozen_ns;
+  volatile int64_t drift_ppm;
+  volatile int64_t anchor_ns;
+  volatile uint64_t seq;
 };
 
 static const struct locksim_clock* g_clock; /* set once, before main() */
@@ -45,11 +50,21 @@ static int real_clock_gettime(clockid_t id, struct timespec* ts) {
 }
 
 static int64_t moved_realtime_ns(void) {
-  if (g_clock != NULL && g_clock->frozen_ns != 0) return g_clock->frozen_ns;
   struct timespec ts;
   real_clock_gettime(CLOCK_REALTIME, &ts);
-  int64_t ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-  return g_clock != NULL ? ns + g_clock->offset_ns : ns;
+  const int64_t ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+  if (g_clock == NULL) return ns;
+  for (;;) {
+    const uint64_t seq = __atomic_load_n(&g_clock->seq, __ATOMIC_ACQUIRE);
+    if (seq & 1) continue; /* the harness is writing */
+    const int64_t frozen = g_clock->frozen_ns, offset = g_clock->offset_ns;
+    const int64_t ppm = g_clock->drift_ppm, anchor = g_clock->anchor_ns;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&g_clock->seq, __ATOMIC_RELAXED) != seq) continue;
+    if (frozen != 0) return frozen;
+    const int64_t drift = ppm == 0 ? 0 : (int64_t)((__int128)(ns - anchor) * ppm / 1000000);
+    return ns + offset + drift;
+  }
 }
 
 int clock_gettime(clockid_t id, struct timespec* ts) {

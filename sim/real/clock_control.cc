@@ -4,6 +4,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include <cstdio>
 
 #include "sim/errors.h"
@@ -20,8 +22,7 @@ ClockControl::ClockControl(std::string path) : path_(std::move(path)) {
   close(fd);
   if (p == MAP_FAILED) throw HarnessError("cannot map clock control file " + path_);
   shared_ = static_cast<Shared*>(p);
-  shared_->offset_ns = 0;
-  shared_->frozen_ns = 0;
+  Write(0, 0, 0, 0);
 }
 
 ClockControl::~ClockControl() {
@@ -29,11 +30,23 @@ ClockControl::~ClockControl() {
   std::remove(path_.c_str());
 }
 
-void ClockControl::Freeze(Nanos unix_time) { shared_->frozen_ns = unix_time.count(); }
+void ClockControl::Write(int64_t offset, int64_t frozen, int64_t drift_ppm, int64_t anchor) {
+  __atomic_fetch_add(&shared_->seq, 1, __ATOMIC_ACQ_REL);  // odd: readers retry
+  shared_->offset_ns = offset;
+  shared_->frozen_ns = frozen;
+  shared_->drift_ppm = drift_ppm;
+  shared_->anchor_ns = anchor;
+  __atomic_fetch_add(&shared_->seq, 1, __ATOMIC_RELEASE);
+}
 
-void ClockControl::Offset(Nanos offset) {
-  shared_->offset_ns = offset.count();
-  shared_->frozen_ns = 0;
+void ClockControl::Freeze(Nanos unix_time) { Write(0, unix_time.count(), 0, 0); }
+
+void ClockControl::Offset(Nanos offset) { Write(offset.count(), 0, 0, 0); }
+
+void ClockControl::Move(Nanos offset, int64_t drift_ppm) {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  Write(offset.count(), 0, drift_ppm, int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec);
 }
 
 std::string ClockControl::ShimPath() { return LOCKSIM_CLOCKSHIM_PATH; }

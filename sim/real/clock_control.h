@@ -23,14 +23,22 @@ class ClockControl {
   const std::string& path() const { return path_; }
   void Freeze(Nanos unix_time);  // the clock reads exactly this
   void Offset(Nanos offset);     // the clock runs, `offset` ahead of real
+  // The clock runs `offset` ahead of real from now on, and drifts by
+  // `drift_ppm` parts per million of the real time that passes from now.
+  void Move(Nanos offset, int64_t drift_ppm);
   // Where the shim library was built (for LD_PRELOAD).
   static std::string ShimPath();
 
  private:
-  struct Shared {
+  struct Shared {  // the shim's struct locksim_clock
     volatile int64_t offset_ns;
     volatile int64_t frozen_ns;
+    volatile int64_t drift_ppm;
+    volatile int64_t anchor_ns;
+    volatile uint64_t seq;
   };
+  // Writes under the sequence lock the shim reads with.
+  void Write(int64_t offset, int64_t frozen, int64_t drift_ppm, int64_t anchor);
   std::string path_;
   Shared* shared_ = nullptr;
 };

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <algorithm>
 #include <cctype>
 
 #include <hiredis/async.h>
@@ -39,19 +40,56 @@ struct RealWorld::Conn {
 struct RealWorld::Pending {
   RealWorld* world;
   int client;
-  int node;
+  int node;  // physical
   std::function<void(Reply)> done;
 };
 
 RealWorld::RealWorld(const Options& options)
-    : Runtime(options.seed, WallClock()),
-      ports_(options.ports),
-      start_(std::chrono::steady_clock::now()) {
-  for (size_t i = 0; i < ports_.size(); ++i) AddProcess("redis" + std::to_string(i));
+    : Runtime(options.seed, WallClock()) {
+  // Servers first (each with a movable clock), masters before their
+  // replicas; then, with replicas, the sentinels.
+  for (int g = 0; g < options.nodes; ++g) {
+    Group group;
+    for (int r = 0; r <= options.replicas; ++r) {
+      const int physical = static_cast<int>(nodes_.size());
+      const std::string name = "redis" + std::to_string(g) + (r == 0 ? "" : "r" + std::to_string(r));
+      RedisServerOptions server;
+      server.binary = options.redis_server;
+      server.movable_clock = true;
+      switch (options.persistence) {
+        case Persistence::kNone: break;
+        case Persistence::kAofAlways:
+          server.extra_args = {"--appendonly", "yes", "--appendfsync", "always"};
+          break;
+        case Persistence::kAofEverySec:
+          server.extra_args = {"--appendonly", "yes", "--appendfsync", "everysec"};
+          break;
+        case Persistence::kRdb: {
+          const int64_t s = std::max<int64_t>(1, duration_cast<std::chrono::seconds>(options.rdb_interval).count());
+          server.extra_args = {"--save", std::to_string(s) + " 1"};
+          break;
+        }
+      }
+      Node n{AddProcess(name), g, nullptr};
+      if (r > 0) n.replica_of = group.members.front();
+      nodes_.push_back(std::move(n));
+      if (r > 0) {
+        for (const std::string& a : ReplicaArgs(physical, group.members.front())) {
+          server.extra_args.push_back(a);
+        }
+      }
+      nodes_.back().server = RedisServer::Start(server);
+      group.members.push_back(physical);
+    }
+    group.master = group.members.front();
+    groups_.push_back(std::move(group));
+  }
+  if (options.replicas > 0) StartSentinels(options);
+  start_ = std::chrono::steady_clock::now();
 }
 
 RealWorld::~RealWorld() {
-  shutting_down_ = true;
+  dropping_replies_ = true;
   for (auto& [key, conn] : conns_) {
     if (conn->ac != nullptr) redisAsyncFree(conn->ac);  // runs pending callbacks
   }
@@ -61,17 +99,30 @@ Nanos RealWorld::Elapsed() const {
   return duration_cast<Nanos>(std::chrono::steady_clock::now() - start_);
 }
 
-RealWorld::Conn* RealWorld::Connection(int actor, int node) {
-  auto& slot = conns_[{actor, node}];
+int RealWorld::PhysicalOf(int process) const {
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].process == process) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int RealWorld::PortFor(int process, int physical) const {
+  (void)process;
+  return nodes_[physical].server->port();
+}
+
+RealWorld::Conn* RealWorld::Connection(int actor, int physical) {
+  auto& slot = conns_[{actor, physical}];
   if (slot && slot->ac != nullptr) return slot.get();
   slot = std::make_unique<Conn>();
-  slot->node = node;
-  redisAsyncContext* ac = redisAsyncConnect("127.0.0.1", ports_[node]);
-  if (ac == nullptr || ac->err) {
-    std::string why = ac ? ac->errstr : "out of memory";
-    if (ac) redisAsyncFree(ac);
-    throw HarnessError("cannot connect to redis-server on 127.0.0.1:" +
-                       std::to_string(ports_[node]) + ": " + why);
+  slot->node = physical;
+  const int port = PortFor(history().owner(actor), physical);
+  redisAsyncContext* ac = redisAsyncConnect("127.0.0.1", port);
+  if (ac == nullptr) throw HarnessError("redisAsyncConnect: out of memory");
+  if (ac->err) {
+    // Refused at once (a crashed node): the caller answers with an error.
+    redisAsyncFree(ac);
+    return nullptr;
   }
   Conn* c = slot.get();
   c->ac = ac;
@@ -88,13 +139,31 @@ RealWorld::Conn* RealWorld::Connection(int actor, int node) {
   return c;
 }
 
+void RealWorld::Disconnect(std::map<std::pair<int, int>, std::unique_ptr<Conn>>::iterator it) {
+  if (it->second->ac != nullptr) {
+    dropping_replies_ = true;
+    redisAsyncFree(it->second->ac);  // pending callbacks run, and are dropped
+    dropping_replies_ = false;
+  }
+  conns_.erase(it);
+}
+
+void RealWorld::Abandon(int actor, int node) {
+  // The client gave up on its connection (a socket timeout): it is closed,
+  // and whatever was in flight on it is never delivered.
+  for (int physical : groups_[node].members) {
+    auto it = conns_.find({actor, physical});
+    if (it != conns_.end()) Disconnect(it);
+  }
+}
+
 void RealWorld::OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
   auto* p = static_cast<Pending*>(privdata);
   RealWorld* world = p->world;
-  if (!world->shutting_down_) {
+  if (!world->dropping_replies_) {
     Reply r = reply != nullptr
                   ? ReplyFromHiredis(static_cast<redisReply*>(reply))
-                  : Reply::Error("ERR locksim: connection to node " + std::to_string(p->node) +
+                  : Reply::Error("ERR locksim: connection to " + world->NodeName(p->node) +
                                  " lost" + (ac && ac->errstr[0] ? std::string(": ") + ac->errstr : ""));
     world->now_ = std::max(world->now_, world->Elapsed());
     world->At(world->now_, p->client,
@@ -113,18 +182,25 @@ void RealWorld::Send(int client, int actor, int node, Command cmd,
     });
     return;
   }
-  Conn* c = Connection(actor, node);
+  const int physical = MasterOf(node);
+  Conn* c = Connection(actor, physical);
+  if (c == nullptr) {
+    At(now_, client, [done = std::move(done), name = NodeName(physical)] {
+      done(Reply::Error("ERR locksim: connection to " + name + " refused"));
+    });
+    return;
+  }
   std::vector<const char*> argv;
   std::vector<size_t> lens;
   for (const std::string& a : cmd) {
     argv.push_back(a.data());
     lens.push_back(a.size());
   }
-  auto* pending = new Pending{this, client, node, std::move(done)};
+  auto* pending = new Pending{this, client, physical, std::move(done)};
   if (redisAsyncCommandArgv(c->ac, &RealWorld::OnReply, pending,
                             static_cast<int>(argv.size()), argv.data(),
                             lens.data()) != REDIS_OK) {
-    Reply err = Reply::Error("ERR locksim: cannot send to node " + std::to_string(node));
+    Reply err = Reply::Error("ERR locksim: cannot send to " + NodeName(physical));
     At(now_, client, [d = std::move(pending->done), err] { d(err); });
     delete pending;
   }

@@ -5,32 +5,76 @@
 // loop, so clients contend for real while lock code stays single-threaded.
 // A reply that arrives while its client is paused waits in the event queue,
 // as it would wait in the socket of a stopped process.
+//
+// The world owns its servers: per group a master and its replicas (started
+// with REPLICAOF), and, when there are replicas, three redis-sentinel
+// processes that monitor every group. Every server runs with the clock shim,
+// so a node's clock fault moves that server's wall clock. Faults act by real
+// means (sim/cluster.h; the Cluster part is in real_nodes.cc).
 #ifndef LOCKSIM_SIM_REAL_REAL_WORLD_H_
 #define LOCKSIM_SIM_REAL_REAL_WORLD_H_
 
 #include <chrono>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
+#include "sim/cluster.h"
+#include "sim/real/redis_server.h"
 #include "sim/runtime.h"
+#include "sim/vredis/server.h"
 
 struct redisAsyncContext;
 
 namespace locksim {
 
-class RealWorld : public Runtime {
+class RealWorld : public Runtime, public Cluster {
  public:
   struct Options {
     uint64_t seed = 1;
-    std::vector<int> ports;  // one redis-server per node, on 127.0.0.1
+    int nodes = 1;     // groups: independent masters
+    int replicas = 0;  // per group
+    Persistence persistence = Persistence::kNone;
+    Nanos rdb_interval = std::chrono::seconds(60);
+    std::string redis_server = "redis-server";
+    std::string redis_sentinel = "redis-sentinel";
   };
+  // Starts every server (and the sentinels) and waits until replication is
+  // up. Throws InputError when a binary is missing, HarnessError otherwise.
   explicit RealWorld(const Options& options);
   ~RealWorld() override;
 
   void Send(int client, int actor, int node, Command cmd,
             std::function<void(Reply)> done) override;
-  int NodeCount() const override { return static_cast<int>(ports_.size()); }
+  int NodeCount() const override { return static_cast<int>(groups_.size()); }
+  void Abandon(int actor, int node) override;
+
+  // Cluster (sim/cluster.h), by real means.
+  int PhysicalNodeCount() const override { return static_cast<int>(nodes_.size()); }
+  int PhysicalOf(int process) const override;
+  int node_process(int physical) const override { return nodes_[physical].process; }
+  const std::string& NodeName(int physical) const override {
+    return ProcessName(nodes_[physical].process);
+  }
+  int GroupOf(int physical) const override { return nodes_[physical].group; }
+  int MasterOf(int group) const override { return groups_[group].master; }
+  bool IsUp(int physical) const override { return nodes_[physical].server->running(); }
+  void PauseNode(int physical, Nanos until) override;
+  void CrashNode(int physical, bool power_loss) override;
+  void RestartNode(int physical) override;
+  void Failover(int group, std::function<void(int)> done) override;
+  void NodeClockChanged(int physical) override;
+  void ExpireKey(int physical, const std::string& key, std::optional<Nanos> ttl) override;
+  void SetPartitioned(int a, int b, bool partitioned) override;
+  void SetExtraLatency(int a, int b, Nanos extra) override;
+  void SetLoss(int a, int b, int64_t percent) override;
+  void HealAll() override;
+
+  // Where client process `process` connects to reach physical node
+  // `physical` (127.0.0.1 and a port).
+  int PortFor(int process, int physical) const;
+  RedisServer& server(int physical) { return *nodes_[physical].server; }
 
  protected:
   void AdvanceTo(Nanos t) override;
@@ -38,14 +82,34 @@ class RealWorld : public Runtime {
  private:
   struct Conn;
   struct Pending;
-  Conn* Connection(int actor, int node);
+  struct Node {
+    int process;
+    int group;
+    std::unique_ptr<RedisServer> server;
+    int replica_of = -1;  // physical master while a replica
+  };
+  struct Group {
+    int master;
+    std::vector<int> members;
+  };
+  Conn* Connection(int actor, int physical);
+  void Disconnect(std::map<std::pair<int, int>, std::unique_ptr<Conn>>::iterator it);
   Nanos Elapsed() const;
   static void OnReply(redisAsyncContext* ac, void* reply, void* privdata);
+  // The REPLICAOF arguments that make `physical` a replica of `master`.
+  std::vector<std::string> ReplicaArgs(int physical, int master) const;
+  void StartSentinels(const Options& options);
+  // Polls the sentinels until group `group`'s master is no longer `old`
+  // (or gives up), then sends clients there and calls done.
+  void AwaitSwitch(int group, int old, Nanos deadline, std::function<void(int)> done);
 
-  std::vector<int> ports_;
   std::chrono::steady_clock::time_point start_;
+  std::vector<Node> nodes_;
+  std::vector<Group> groups_;
+  std::vector<std::unique_ptr<RedisServer>> sentinels_;
+  // (client thread, physical node) -> its connection
   std::map<std::pair<int, int>, std::unique_ptr<Conn>> conns_;
-  bool shutting_down_ = false;
+  bool dropping_replies_ = false;  // while closing connections on purpose
 };
 
 }  // namespace locksim

@@ -108,6 +108,11 @@ void RedisServer::RemoveStaleFolders() {
 std::unique_ptr<RedisServer> RedisServer::Start(const RedisServerOptions& options) {
   RemoveStaleFolders();
   const std::string binary = Resolve(options.binary);
+  if (binary.empty() && options.binary.find("sentinel") != std::string::npos) {
+    throw InputError("--redis-sentinel: \"" + options.binary +
+                     "\" not found; failover on the real backend needs redis-sentinel "
+                     "(run `make deps`, or `apt-get install redis-sentinel`)");
+  }
   if (binary.empty()) {
     throw InputError("--redis-server: \"" + options.binary +
                      "\" not found; the real backend needs redis-server "
@@ -123,66 +128,116 @@ std::unique_ptr<RedisServer> RedisServer::Start(const RedisServerOptions& option
     // Who owns the folder: the next harness removes it if this one dies
     // without cleaning up (SIGKILL), see RemoveStaleFolders().
     std::ofstream(server->dir_ + "/owner.pid") << getpid() << "\n";
+    server->options_ = options;
+    if (options.movable_clock) {
+      server->clock_ = std::make_unique<ClockControl>(server->dir_ + "/clock");
+      server->options_.clock_shim = ClockControl::ShimPath();
+      server->options_.clock_file = server->clock_->path();
+    }
+    server->binary_ = binary;
     server->port_ = PickPort();
-    const std::string port = std::to_string(server->port_);
-    const std::string log = server->dir_ + "/redis.log";
-    std::vector<std::string> args = {binary,          "--port",       port,
-                                     "--bind",        "127.0.0.1",    "--protected-mode",
-                                     "yes",           "--save",       "",
-                                     "--appendonly",  "no",           "--dir",
-                                     server->dir_,    "--logfile",    log,
-                                     "--daemonize",   "no",           "--enable-debug-command",
-                                     "local"};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-
-    const pid_t parent = getpid();
-    const pid_t pid = fork();
-    if (pid < 0) throw HarnessError("fork() failed");
-    if (pid == 0) {
-      // The server must not outlive the harness, even after a SIGKILL.
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (getppid() != parent) _exit(127);
-      InterruptGuard::ResetInChild();
-      // No descriptor of the harness (client sockets, files) leaks into the
-      // server: a restarted server must not keep old connections open.
-      close_range(3, ~0U, 0);
-      if (!options.clock_shim.empty()) {
-        setenv("LD_PRELOAD", options.clock_shim.c_str(), 1);
-        setenv("LOCKSIM_CLOCK_FILE", options.clock_file.c_str(), 1);
-      }
-      execv(binary.c_str(), argv.data());
-      _exit(127);
+    server->args_.clear();
+    if (!options.config_text.empty()) {
+      std::ofstream(server->dir_ + "/redis.conf") << options.config_text;
+      server->args_.push_back(server->dir_ + "/redis.conf");
     }
-    server->pid_ = pid;
-
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    bool exited = false;
-    while (std::chrono::steady_clock::now() < deadline) {
-      int status;
-      if (waitpid(pid, &status, WNOHANG) == pid) {
-        exited = true;
-        server->pid_ = -1;
-        break;
-      }
-      if (Pings(server->port_, pid)) return server;
-      InterruptGuard::Poll(nullptr, 0, std::chrono::milliseconds(5));  // a sleep a signal ends
-    }
-    last_error = ReadTail(log, 600);
-    if (!exited || last_error.find("Address already in use") == std::string::npos) break;
+    const std::vector<std::string> defaults = {"--port",       std::to_string(server->port_),
+                     "--bind",       "127.0.0.1",
+                     "--protected-mode", "yes",
+                     "--save",       "",
+                     "--appendonly", "no",
+                     "--dir",        server->dir_,
+                     "--logfile",    server->dir_ + "/redis.log",
+                     "--daemonize",  "no",
+                     "--enable-debug-command", "local"};
+    server->args_.insert(server->args_.end(), defaults.begin(), defaults.end());
+    for (const std::string& a : options.extra_args) server->args_.push_back(a);
+    if (server->Launch({}, &last_error)) return server;
+    // Another process took the port between PickPort() and the bind: again.
+    if (last_error.find("Address already in use") == std::string::npos) break;
   }
   throw HarnessError("redis-server did not start on 127.0.0.1: " + last_error);
 }
 
-void RedisServer::Stop() {
-  if (pid_ > 0) {
+bool RedisServer::Launch(const std::vector<std::string>& extra, std::string* why) {
+  std::vector<std::string> args = {binary_};
+  args.insert(args.end(), args_.begin(), args_.end());
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) throw HarnessError("fork() failed");
+  if (pid == 0) {
+    // The server must not outlive the harness, even after a SIGKILL.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    InterruptGuard::ResetInChild();
+    // No descriptor of the harness (client sockets, files) leaks into the
+    // server: a restarted server must not keep old connections open.
+    close_range(3, ~0U, 0);
+    if (!options_.clock_shim.empty()) {
+      setenv("LD_PRELOAD", options_.clock_shim.c_str(), 1);
+      setenv("LOCKSIM_CLOCK_FILE", options_.clock_file.c_str(), 1);
+    }
+    execv(binary_.c_str(), argv.data());
+    _exit(127);
+  }
+  pid_ = pid;
+
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    int status;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      pid_ = -1;
+      break;
+    }
+    if (Pings(port_, pid)) return true;
+    InterruptGuard::Poll(nullptr, 0, std::chrono::milliseconds(5));  // a sleep a signal ends
+  }
+  *why = ReadTail(dir_ + "/redis.log", 600);
+  if (pid_ > 0) {  // alive but silent: not ours to keep
     kill(pid_, SIGKILL);
     int status;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
     pid_ = -1;
+    if (why->empty()) *why = "no answer to PING within 10s";
   }
+  return false;
+}
+
+void RedisServer::Pause() {
+  if (pid_ > 0) kill(pid_, SIGSTOP);
+}
+
+void RedisServer::Resume() {
+  if (pid_ > 0) kill(pid_, SIGCONT);
+}
+
+void RedisServer::Kill() {
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  int status;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+}
+
+void RedisServer::Restart(const std::vector<std::string>& extra_args) {
+  Kill();
+  std::string why;
+  if (!Launch(extra_args, &why)) {
+    throw HarnessError("redis-server did not restart on 127.0.0.1:" + std::to_string(port_) +
+                       ": " + why);
+  }
+}
+
+void RedisServer::Stop() {
+  Kill();
+  clock_.reset();
   if (!dir_.empty()) {
     std::error_code ec;
     std::filesystem::remove_all(dir_, ec);

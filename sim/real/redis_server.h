@@ -1,7 +1,10 @@
 // RedisServer: one real redis-server process owned by the harness.
 //
 // It listens on 127.0.0.1 only, on a port the harness picks, with its data in
-// a fresh temporary folder and no persistence. It is stopped (SIGKILL, then
+// a fresh temporary folder (no persistence unless `extra_args` asks for it).
+// Faults act on it by real means: SIGSTOP/SIGCONT, kill -9 and a restart on
+// the same port and folder (so it reloads what its persistence kept), and
+// its wall clock through the clock shim. It is stopped (SIGKILL, then
 // reaped) and its folder removed when the object is destroyed, which covers
 // normal exits and errors; if the harness itself dies, the kernel kills the
 // server too (PR_SET_PDEATHSIG), and the next harness to start a server
@@ -13,6 +16,9 @@
 
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "sim/real/clock_control.h"
 
 namespace locksim {
 
@@ -22,6 +28,14 @@ struct RedisServerOptions {
   // the harness can move or freeze this server's wall clock.
   std::string clock_shim;
   std::string clock_file;
+  // Or: a clock the server owns, in its folder, reachable through clock().
+  bool movable_clock = false;
+  // When set: written to redis.conf in the server's folder and given as
+  // the first argument (redis-sentinel needs a configuration file).
+  std::string config_text;
+  // More configuration, e.g. {"--appendonly", "yes"} or {"--replicaof",
+  // "127.0.0.1", "6380"}; appended after the defaults, so they win.
+  std::vector<std::string> extra_args;
 };
 
 class RedisServer {
@@ -36,6 +50,18 @@ class RedisServer {
   int port() const { return port_; }
   pid_t pid() const { return pid_; }
   const std::string& dir() const { return dir_; }
+  bool running() const { return pid_ > 0; }
+  // The server's movable clock (options.movable_clock), or null.
+  ClockControl* clock() { return clock_.get(); }
+
+  // SIGSTOP / SIGCONT: a stop-the-world pause.
+  void Pause();
+  void Resume();
+  // kill -9: the process is gone; its folder (and what it persisted) stays.
+  void Kill();
+  // Starts the process again on the same port, folder and configuration
+  // (plus `extra_args`), and waits until it answers. Throws HarnessError.
+  void Restart(const std::vector<std::string>& extra_args = {});
 
   // Finds `binary` as execvp would; empty when absent.
   static std::string Resolve(const std::string& binary);
@@ -46,10 +72,17 @@ class RedisServer {
  private:
   RedisServer() = default;
   void Stop();
+  // Forks and execs the server with args_ (+ extra); true once it answers
+  // PING on port_, false if it exited (error text in *why).
+  bool Launch(const std::vector<std::string>& extra, std::string* why);
 
   pid_t pid_ = -1;
   int port_ = 0;
   std::string dir_;
+  std::string binary_;
+  std::vector<std::string> args_;
+  RedisServerOptions options_;
+  std::unique_ptr<ClockControl> clock_;
 };
 
 }  // namespace locksim
