@@ -91,6 +91,11 @@ struct AlgorithmInfo {
   // a rate limiter, which has make_limiter instead.
   std::unique_ptr<Lock> (*make)(Env& process, const LockConfig& config);
   std::unique_ptr<Limiter> (*make_limiter)(Env& process, const LockConfig& config) = nullptr;
+  // The finest time the variant expresses: 1 s for the variants that count
+  // in whole seconds (EXPIRE, int(time.time())). A real run does not
+  // compress their TTL below kMinWholeSecondsTtl, where rounding to the
+  // second would change the story.
+  Nanos resolution = std::chrono::milliseconds(1);
   bool is_limiter() const { return make_limiter != nullptr; }
 };
 

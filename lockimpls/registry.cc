@@ -80,11 +80,13 @@ const std::vector<AlgorithmInfo>& Algorithms() {
        "seed 000 (Redis in Action ch. 6, Jedis)",
        "a timeout under 1000 ms becomes EXPIRE 0 and deletes the lock at once (F12); "
        "a crash between SETNX and EXPIRE leaves a key without TTL (F3)",
-       Defaults(seconds(10), milliseconds(1), seconds(10)), &Make<SetnxExpireLock>},
+       Defaults(seconds(10), milliseconds(1), seconds(10)), &Make<SetnxExpireLock>, nullptr,
+       seconds(1)},
       {"setnx-expire-del", "as setnx-expire, released by a plain DEL",
        "seed 000 (the 2:15 -> 2:21 timeline)",
        "DEL without the identifier check frees another client's lock (F2)",
-       Defaults(seconds(10), milliseconds(1), seconds(10)), &Make<SetnxExpireDelLock>},
+       Defaults(seconds(10), milliseconds(1), seconds(10)), &Make<SetnxExpireDelLock>, nullptr,
+       seconds(1)},
       {"setnx-simple", "SETNX key uuid up to try_num times; release by GET == uuid then DEL",
        "seed 002 §1.1",
        "no TTL: a dead holder blocks everyone for ever (F3); check-then-DEL release (F6)",
@@ -95,7 +97,8 @@ const std::vector<AlgorithmInfo>& Algorithms() {
        "seed 001 (Python, whole seconds), seed 002 §1.2",
        "no owner, no Redis TTL: client clock skew takes live locks (F4), GETSET overwrites "
        "the winner's expiry (F5), check-then-DEL release (F6)",
-       Defaults(seconds(3), milliseconds(1), seconds(10)), &Make<GetsetTimestampLock>},
+       Defaults(seconds(3), milliseconds(1), seconds(10)), &Make<GetsetTimestampLock>, nullptr,
+       seconds(1)},
       {"watch-multi", "WATCH; GET; if empty MULTI, SET key uuid PX ttl, EXEC; nil EXEC retries",
        "seed 000 (WATCH/MULTI/EXEC as an optimistic lock)",
        "retries grow with contention (F11); a paused holder outlives its lease (F1)",
@@ -152,12 +155,12 @@ const std::vector<AlgorithmInfo>& Algorithms() {
        "access limiter: one EVAL of INCR + (first request) EXPIRE window; refuse above limit",
        "seed 002 §2 (IP访问次数限制)",
        "EXPIRE takes whole seconds: a window under 1 s becomes EXPIRE 0 and admits everything",
-       LimiterDefaults(), nullptr, &MakeLimiter<RateLimitLua>},
+       LimiterDefaults(), nullptr, &MakeLimiter<RateLimitLua>, seconds(1)},
       {"rate-limit-naive", "access limiter: INCR, then EXPIRE as a separate command",
        "seed 002 §2, without its script",
        "a crash between INCR and EXPIRE leaves the counter without TTL: refused for ever (F15); "
        "and EXPIRE 0 for a window under 1 s",
-       LimiterDefaults(), nullptr, &MakeLimiter<RateLimitNaive>},
+       LimiterDefaults(), nullptr, &MakeLimiter<RateLimitNaive>, seconds(1)},
   };
   return kAlgorithms;
 }

@@ -359,6 +359,11 @@ std::string Detail(const ojson& cell) {
                   "seed " + std::to_string(ce.value("seed", int64_t{0})) + " \xC2\xB7 " +
                   EscapeXml(ce.value("backend", "")) + " \xC2\xB7 ran for " +
                   EscapeXml(ShortDuration(ce.at("stats").value("end", int64_t{0})));
+  // A real run compresses scenario time: say by how much (and why, when a
+  // variant that counts in whole seconds ran less compressed).
+  const std::string scale = ce.value("time_scale", "1");
+  if (scale != "1") s += " \xC2\xB7 time scale " + EscapeXml(scale);
+  if (ce.contains("time_scale_note")) s += " (" + EscapeXml(ce.value("time_scale_note", "")) + ")";
   const std::string note = ExpectationNote(cell);
   if (!note.empty()) s += " \xC2\xB7 " + EscapeXml(note);
   s += " \xC2\xB7 <a href=\"#matrix\">back to the matrix</a></span></header>\n";

@@ -111,6 +111,7 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
   j["seed"] = r.seed;
   j["time_unit"] = "ns";
   j["time_scale"] = r.time_scale.ToString();
+  if (!r.scale_note.empty()) j["time_scale_note"] = r.scale_note;
   if (!r.label.empty()) j["label"] = r.label;
   j["verdict"] = r.verdict();
   if (auto met = r.ExpectationMet()) {

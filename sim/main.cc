@@ -131,6 +131,7 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
       << " · seed " << r.seed;
   if (!r.time_scale.IsIdentity()) out << " · time scale " << r.time_scale.ToString();
   out << "\n";
+  if (!r.scale_note.empty()) out << "note: " << r.scale_note << "\n";
   std::string verdict(r.verdict());
   for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   out << "verdict: " << verdict;

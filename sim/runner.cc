@@ -89,6 +89,20 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
   result.seed = options.seed.value_or(input.seed);
   result.time_scale = options.time_scale.value_or(
       options.backend == Backend::kReal ? input.real_time_scale : TimeScale{});
+  if (options.backend == Backend::kReal && !options.time_scale &&
+      algo->resolution >= std::chrono::seconds(1)) {
+    // A whole-seconds variant keeps a TTL of at least kMinWholeSecondsTtl:
+    // compressed further, rounding to the second would change the story.
+    const Nanos ttl = Resolve(input.lock, algo->defaults).ttl;
+    const int64_t most = std::max<int64_t>(1, ttl / kMinWholeSecondsTtl);
+    if (static_cast<__int128>(result.time_scale.num) * most < result.time_scale.den) {
+      result.time_scale = TimeScale{1, most};
+      result.scale_note = std::string(result.algorithm) + " counts in whole seconds: run at " +
+                          result.time_scale.ToString() + ", not the scenario's " +
+                          input.real_time_scale.ToString() + ", to keep its TTL at " +
+                          FormatDuration(result.time_scale.Apply(ttl));
+    }
+  }
   result.scenario =
       Scaled(input, result.time_scale,
              options.time_scale ? "--time-scale" : input.file + ": $.real_time_scale");

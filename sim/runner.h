@@ -13,6 +13,9 @@
 namespace locksim {
 
 enum class Backend { kVirtual, kReal };
+
+// The shortest TTL a real run compresses a whole-seconds variant to.
+inline constexpr Nanos kMinWholeSecondsTtl = std::chrono::seconds(10);
 std::string_view BackendName(Backend b);
 
 struct RunOptions {
@@ -33,6 +36,7 @@ struct RunResult {
   Backend backend = Backend::kVirtual;
   uint64_t seed = 0;
   TimeScale time_scale;
+  std::string scale_note;  // why time_scale is not the scenario's, if so
   Nanos end{0};  // true time at which the run stopped
   History history;
   CheckResult check;
