@@ -61,6 +61,7 @@ class RawClient {
   RawClient& operator=(const RawClient&) = delete;
 
   bool connected() const { return connected_; }
+  int fd() const { return fd_; }
   void Close() {
     if (fd_ >= 0) close(fd_);
     fd_ = -1;
@@ -247,6 +248,36 @@ TEST_F(ProxyTest, ClientClosingDuringPartitionDropsWhatItSent) {
   std::this_thread::sleep_for(milliseconds(100));
   EXPECT_EQ(GetDirect(server_->port(), "k"), "nil");
   EXPECT_EQ(GetDirect(port_, "k"), "nil");  // and the healed link works
+}
+
+// More than the proxy holds per direction (4 MiB): it stops reading, and
+// must still notice the client giving up. (An abortive close: a FIN would
+// wait in the client's kernel behind the bytes the proxy has not taken.)
+TEST_F(ProxyTest, ClientResettingDuringPartitionDropsEvenWhatTheProxyCouldNotHold) {
+  RawClient c(port_);
+  ASSERT_EQ(c.Call({"PING"}, kPong.size()), kPong);
+  hub_->SetPartitioned(link_, true);
+  const std::string command = Resp({"SET", "k", std::string(6 * 1024 * 1024, 'x')});
+  size_t sent = 0;
+  auto last_progress = Clock::now();
+  while (sent < command.size() && Clock::now() - last_progress < milliseconds(200)) {
+    const ssize_t n = send(c.fd(), command.data() + sent, command.size() - sent,
+                           MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n > 0) {
+      sent += static_cast<size_t>(n);
+      last_progress = Clock::now();
+    } else {
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+  }
+  ASSERT_GT(sent, size_t{5} * 1024 * 1024) << "the kernel buffers took too little to test this";
+  linger abort_on_close{1, 0};
+  setsockopt(c.fd(), SOL_SOCKET, SO_LINGER, &abort_on_close, sizeof abort_on_close);
+  c.Close();
+  ASSERT_TRUE(Eventually([&] { return hub_->LiveConnections(link_) == 0; }));
+  hub_->Heal(link_);
+  std::this_thread::sleep_for(milliseconds(100));
+  EXPECT_EQ(GetDirect(server_->port(), "k"), "nil");
 }
 
 TEST_F(ProxyTest, ClientClosingOnASlowLinkStillDeliversWhatItSent) {

@@ -346,7 +346,13 @@ void ProxyHub::Loop() {
         // Only descriptors with some interest are polled: a closed peer
         // would otherwise report POLLHUP on every pass.
         short client_events = 0;
-        if (!conn.to_node.eof && conn.to_node.held < kMaxHeld) client_events |= POLLIN;
+        if (!conn.to_node.eof && conn.to_node.held < kMaxHeld) {
+          client_events |= POLLIN;
+        } else if (!conn.to_node.eof && link.partitioned) {
+          // Too much held to read more, but a client that gives up must
+          // still be noticed: what it sent is then dropped (Settle()).
+          client_events |= POLLRDHUP;
+        }
         if (conn.to_client.blocked) client_events |= POLLOUT;
         if (conn.client >= 0 && client_events != 0) {
           fds.push_back(pollfd{conn.client, client_events, 0});
@@ -402,8 +408,12 @@ void ProxyHub::Loop() {
           // An error or hang-up ends a wait for POLLOUT too: the next
           // send() then fails and says how.
           if (revents & (POLLOUT | POLLERR | POLLHUP)) s.conn->to_client.blocked = false;
-          if (revents & (POLLIN | POLLERR | POLLHUP)) {
-            ReadInto(s.conn->to_node, s.conn->client);
+          if (revents & (POLLIN | POLLERR | POLLHUP)) ReadInto(s.conn->to_node, s.conn->client);
+          // Polled for POLLRDHUP alone: the client closed or reset while
+          // the proxy held all it could (a FIN, though, waits in the
+          // client's kernel behind the bytes the proxy has not taken).
+          if ((revents & (POLLRDHUP | POLLERR | POLLHUP)) && s.conn->to_node.held >= kMaxHeld) {
+            s.conn->to_node.eof = true;
           }
           break;
         case Role::kNode:
