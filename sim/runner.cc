@@ -149,6 +149,7 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
     real.seed = result.seed;
     real.nodes = s.nodes;
     real.replicas = s.redis.replicas;
+    real.replication_lag = s.redis.replication_lag;
     real.persistence = persistence;
     real.rdb_interval = s.redis.rdb_interval;
     real.redis_server = options.redis_server;

@@ -1,6 +1,7 @@
 // RealWorld's Cluster: faults on redis-server processes by real means.
 //   pause    SIGSTOP, then SIGCONT when it ends
-//   crash    kill -9 (the folder, and what persistence wrote to it, stays)
+//   crash    kill -9 (the folder, and what persistence wrote to it, stays),
+//            and its proxy links cut, so what was in flight is lost
 //   restart  the same binary, port, folder and configuration; a former
 //            master whose group failed over comes back as a replica
 //   failover SENTINEL FAILOVER on a real redis-sentinel, then clients go
@@ -61,7 +62,7 @@ bool WaitUntil(const std::function<bool()>& ready, Nanos limit) {
 
 }  // namespace
 
-std::vector<std::string> RealWorld::ReplicaArgs(int physical, int master) const {
+std::vector<std::string> RealWorld::ReplicaArgs(int physical, int master) {
   return {"--replicaof", "127.0.0.1",
           std::to_string(PortFor(nodes_[physical].process, master))};
 }
@@ -129,6 +130,14 @@ void RealWorld::CrashNode(int physical, bool power_loss) {
     // kill -9 keeps what the kernel has buffered; losing it needs a machine
     // that loses power. Nemesis::CheckSupported refuses it before a run.
     throw HarnessError("a power loss cannot be carried out on --backend real");
+  }
+  // The machine dies, not just the process: what its links still carry
+  // (a replication stream the proxy is delaying, say) is lost with it,
+  // instead of being flushed as the kernel would for a killed process.
+  for (const auto& [key, link] : links_) {
+    if (key.second == physical || key.first == nodes_[physical].process) {
+      proxy_.CutConnections(link);
+    }
   }
   nodes_[physical].server->Kill();
 }
@@ -201,21 +210,32 @@ void RealWorld::ExpireKey(int physical, const std::string& key, std::optional<Na
   }
 }
 
+// Link faults act on the proxy links between the two processes: a
+// client's links to a node, a replica's replication link to its master.
 void RealWorld::SetPartitioned(int a, int b, bool partitioned) {
-  (void)a, (void)b, (void)partitioned;
-  throw HarnessError("link faults need the proxy on --backend real");
+  FaultsBetween(a, b).partitioned = partitioned;
+  ApplyBetween(a, b);
 }
 
 void RealWorld::SetExtraLatency(int a, int b, Nanos extra) {
-  (void)a, (void)b, (void)extra;
-  throw HarnessError("link faults need the proxy on --backend real");
+  FaultsBetween(a, b).extra = extra;
+  ApplyBetween(a, b);
 }
 
 void RealWorld::SetLoss(int a, int b, int64_t percent) {
-  (void)a, (void)b, (void)percent;
-  throw HarnessError("link faults need the proxy on --backend real");
+  FaultsBetween(a, b).loss_percent = percent;
+  ApplyBetween(a, b);
 }
 
-void RealWorld::HealAll() {}
+void RealWorld::HealAll() {
+  faults_.clear();
+  for (const auto& [key, link] : links_) ApplyFaults(key.first, key.second);
+}
+
+void RealWorld::ApplyBetween(int a, int b) {
+  const int pa = PhysicalOf(a), pb = PhysicalOf(b);
+  if (pb >= 0) ApplyFaults(a, pb);
+  if (pa >= 0) ApplyFaults(b, pa);
+}
 
 }  // namespace locksim

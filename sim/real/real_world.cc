@@ -45,7 +45,9 @@ struct RealWorld::Pending {
 };
 
 RealWorld::RealWorld(const Options& options)
-    : Runtime(options.seed, WallClock()) {
+    : Runtime(options.seed, WallClock()),
+      replication_lag_(options.replication_lag),
+      proxy_(options.seed) {
   // Servers first (each with a movable clock), masters before their
   // replicas; then, with replicas, the sentinels.
   for (int g = 0; g < options.nodes; ++g) {
@@ -56,17 +58,21 @@ RealWorld::RealWorld(const Options& options)
       RedisServerOptions server;
       server.binary = options.redis_server;
       server.movable_clock = true;
+      // A replica's first full sync starts at once, not after Redis's 5 s.
+      server.extra_args = {"--repl-diskless-sync-delay", "0"};
       switch (options.persistence) {
         case Persistence::kNone: break;
         case Persistence::kAofAlways:
-          server.extra_args = {"--appendonly", "yes", "--appendfsync", "always"};
+          server.extra_args.insert(server.extra_args.end(),
+                                   {"--appendonly", "yes", "--appendfsync", "always"});
           break;
         case Persistence::kAofEverySec:
-          server.extra_args = {"--appendonly", "yes", "--appendfsync", "everysec"};
+          server.extra_args.insert(server.extra_args.end(),
+                                   {"--appendonly", "yes", "--appendfsync", "everysec"});
           break;
         case Persistence::kRdb: {
           const int64_t s = std::max<int64_t>(1, duration_cast<std::chrono::seconds>(options.rdb_interval).count());
-          server.extra_args = {"--save", std::to_string(s) + " 1"};
+          server.extra_args.insert(server.extra_args.end(), {"--save", std::to_string(s) + " 1"});
           break;
         }
       }
@@ -106,17 +112,39 @@ int RealWorld::PhysicalOf(int process) const {
   return -1;
 }
 
-int RealWorld::PortFor(int process, int physical) const {
-  (void)process;
-  return nodes_[physical].server->port();
+int RealWorld::PortFor(int process, int physical) {
+  auto it = links_.find({process, physical});
+  if (it == links_.end()) {
+    const int link = proxy_.Open(ProcessName(process) + "->" + NodeName(physical),
+                                 nodes_[physical].server->port());
+    it = links_.emplace(std::make_pair(process, physical), link).first;
+    ApplyFaults(process, physical);
+  }
+  return proxy_.Port(it->second);
 }
 
-RealWorld::Conn* RealWorld::Connection(int actor, int physical) {
+RealWorld::LinkFaults& RealWorld::FaultsBetween(int a, int b) {
+  return faults_[{std::min(a, b), std::max(a, b)}];
+}
+
+void RealWorld::ApplyFaults(int process, int physical) {
+  auto it = links_.find({process, physical});
+  if (it == links_.end()) return;
+  const LinkFaults& f = FaultsBetween(process, nodes_[physical].process);
+  const int replica = PhysicalOf(process);
+  // The replication stream flows node -> replica: the lag is that way.
+  const Nanos lag = replica >= 0 ? replication_lag_ : Nanos{0};
+  proxy_.SetPartitioned(it->second, f.partitioned);
+  proxy_.SetDelay(it->second, f.extra, f.extra + lag);
+  proxy_.SetLoss(it->second, static_cast<int>(f.loss_percent));
+}
+
+RealWorld::Conn* RealWorld::Connection(int client, int actor, int physical) {
   auto& slot = conns_[{actor, physical}];
   if (slot && slot->ac != nullptr) return slot.get();
   slot = std::make_unique<Conn>();
   slot->node = physical;
-  const int port = PortFor(history().owner(actor), physical);
+  const int port = PortFor(client, physical);
   redisAsyncContext* ac = redisAsyncConnect("127.0.0.1", port);
   if (ac == nullptr) throw HarnessError("redisAsyncConnect: out of memory");
   if (ac->err) {
@@ -183,7 +211,7 @@ void RealWorld::Send(int client, int actor, int node, Command cmd,
     return;
   }
   const int physical = MasterOf(node);
-  Conn* c = Connection(actor, physical);
+  Conn* c = Connection(client, actor, physical);
   if (c == nullptr) {
     At(now_, client, [done = std::move(done), name = NodeName(physical)] {
       done(Reply::Error("ERR locksim: connection to " + name + " refused"));

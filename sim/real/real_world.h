@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "sim/cluster.h"
+#include "sim/real/proxy.h"
 #include "sim/real/redis_server.h"
 #include "sim/runtime.h"
 #include "sim/vredis/server.h"
@@ -35,6 +36,7 @@ class RealWorld : public Runtime, public Cluster {
     uint64_t seed = 1;
     int nodes = 1;     // groups: independent masters
     int replicas = 0;  // per group
+    Nanos replication_lag{0};  // on the replication links, master -> replica
     Persistence persistence = Persistence::kNone;
     Nanos rdb_interval = std::chrono::seconds(60);
     std::string redis_server = "redis-server";
@@ -71,9 +73,10 @@ class RealWorld : public Runtime, public Cluster {
   void SetLoss(int a, int b, int64_t percent) override;
   void HealAll() override;
 
-  // Where client process `process` connects to reach physical node
-  // `physical` (127.0.0.1 and a port).
-  int PortFor(int process, int physical) const;
+  // Where process `process` (a client, or a replica) connects to reach
+  // physical node `physical` on 127.0.0.1: its own link of the proxy,
+  // opened on first use with the faults in force between the two.
+  int PortFor(int process, int physical);
   RedisServer& server(int physical) { return *nodes_[physical].server; }
 
  protected:
@@ -92,18 +95,34 @@ class RealWorld : public Runtime, public Cluster {
     int master;
     std::vector<int> members;
   };
-  Conn* Connection(int actor, int physical);
+  Conn* Connection(int client, int actor, int physical);
+  // Link faults in force between two processes (either order).
+  struct LinkFaults {
+    bool partitioned = false;
+    Nanos extra{0};
+    int64_t loss_percent = 0;
+  };
+  LinkFaults& FaultsBetween(int a, int b);
+  // Applies the faults between `process` and `physical`'s process to their
+  // link, plus the replication lag when it is a replication link.
+  void ApplyFaults(int process, int physical);
+  void ApplyBetween(int a, int b);
   void Disconnect(std::map<std::pair<int, int>, std::unique_ptr<Conn>>::iterator it);
   Nanos Elapsed() const;
   static void OnReply(redisAsyncContext* ac, void* reply, void* privdata);
   // The REPLICAOF arguments that make `physical` a replica of `master`.
-  std::vector<std::string> ReplicaArgs(int physical, int master) const;
+  std::vector<std::string> ReplicaArgs(int physical, int master);
   void StartSentinels(const Options& options);
   // Polls the sentinels until group `group`'s master is no longer `old`
   // (or gives up), then sends clients there and calls done.
   void AwaitSwitch(int group, int old, Nanos deadline, std::function<void(int)> done);
 
   std::chrono::steady_clock::time_point start_;
+  Nanos replication_lag_{0};
+  // Declared before the servers and connections, so destroyed after them.
+  ProxyHub proxy_;
+  std::map<std::pair<int, int>, int> links_;  // (process, physical) -> proxy link
+  std::map<std::pair<int, int>, LinkFaults> faults_;  // (lower, higher process)
   std::vector<Node> nodes_;
   std::vector<Group> groups_;
   std::vector<std::unique_ptr<RedisServer>> sentinels_;
