@@ -153,7 +153,9 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
     real.persistence = persistence;
     real.rdb_interval = s.redis.rdb_interval;
     real.redis_server = options.redis_server;
-    world = std::make_unique<RealWorld>(real);
+    auto real_world = std::make_unique<RealWorld>(real);
+    real_world->WatchKeys({lock_config.key});
+    world = std::move(real_world);
   }
   world->SetReplayHint("locksim run " + input.file + " --algorithm " + result.algorithm +
                        " --seed " + std::to_string(result.seed) + " --backend " +

@@ -154,6 +154,7 @@ void RealWorld::RestartNode(int physical) {
     n.replica_of = master;
   }
   n.server->Restart(extra);
+  Subscribe(physical);
 }
 
 void RealWorld::Failover(int group, std::function<void(int)> done) {

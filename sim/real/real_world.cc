@@ -27,20 +27,12 @@ bool IsSubscribe(const std::string& name) {
 
 }  // namespace
 
-// One client's connection to one node, with the read/write interest hiredis
-// asks for through its event hooks (the same hooks its libevent or ae
-// adapters implement; here poll() serves them).
-struct RealWorld::Conn {
-  redisAsyncContext* ac = nullptr;
-  bool want_read = false;
-  bool want_write = false;
-  int node = 0;
-};
-
+// A command on its way: what to call with the reply.
 struct RealWorld::Pending {
   RealWorld* world;
   int client;
   int node;  // physical
+  uint64_t flight;
   std::function<void(Reply)> done;
 };
 
@@ -58,8 +50,9 @@ RealWorld::RealWorld(const Options& options)
       RedisServerOptions server;
       server.binary = options.redis_server;
       server.movable_clock = true;
-      // A replica's first full sync starts at once, not after Redis's 5 s.
-      server.extra_args = {"--repl-diskless-sync-delay", "0"};
+      // A replica's first full sync starts at once, not after Redis's 5 s;
+      // keyspace events let the harness record the watched keys' states.
+      server.extra_args = {"--repl-diskless-sync-delay", "0", "--notify-keyspace-events", "KA"};
       switch (options.persistence) {
         case Persistence::kNone: break;
         case Persistence::kAofAlways:
@@ -98,6 +91,9 @@ RealWorld::~RealWorld() {
   dropping_replies_ = true;
   for (auto& [key, conn] : conns_) {
     if (conn->ac != nullptr) redisAsyncFree(conn->ac);  // runs pending callbacks
+  }
+  for (auto& [key, conn] : observers_) {
+    if (conn->ac != nullptr) redisAsyncFree(conn->ac);
   }
 }
 
@@ -152,7 +148,11 @@ RealWorld::Conn* RealWorld::Connection(int client, int actor, int physical) {
     redisAsyncFree(ac);
     return nullptr;
   }
-  Conn* c = slot.get();
+  Attach(slot.get(), ac);
+  return slot.get();
+}
+
+void RealWorld::Attach(Conn* c, redisAsyncContext* ac) {
   c->ac = ac;
   ac->ev.data = c;
   ac->ev.addRead = [](void* d) { static_cast<Conn*>(d)->want_read = true; };
@@ -164,7 +164,6 @@ RealWorld::Conn* RealWorld::Connection(int client, int actor, int physical) {
     conn->ac = nullptr;  // hiredis is freeing the context
     conn->want_read = conn->want_write = false;
   };
-  return c;
 }
 
 void RealWorld::Disconnect(std::map<std::pair<int, int>, std::unique_ptr<Conn>>::iterator it) {
@@ -194,6 +193,8 @@ void RealWorld::OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
                   : Reply::Error("ERR locksim: connection to " + world->NodeName(p->node) +
                                  " lost" + (ac && ac->errstr[0] ? std::string(": ") + ac->errstr : ""));
     world->now_ = std::max(world->now_, world->Elapsed());
+    auto flight = world->flights_.find(p->flight);
+    if (flight != world->flights_.end()) flight->second.replied = world->now_;
     world->At(world->now_, p->client,
               [done = std::move(p->done), r = std::move(r)] { done(r); });
   }
@@ -224,7 +225,9 @@ void RealWorld::Send(int client, int actor, int node, Command cmd,
     argv.push_back(a.data());
     lens.push_back(a.size());
   }
-  auto* pending = new Pending{this, client, physical, std::move(done)};
+  const uint64_t flight = next_flight_++;
+  if (!watched_.empty()) flights_[flight] = Flight{physical, actor, cmd, now_, Nanos{-1}};
+  auto* pending = new Pending{this, client, physical, flight, std::move(done)};
   if (redisAsyncCommandArgv(c->ac, &RealWorld::OnReply, pending,
                             static_cast<int>(argv.size()), argv.data(),
                             lens.data()) != REDIS_OK) {
@@ -240,12 +243,14 @@ void RealWorld::AdvanceTo(Nanos t) {
     if (now_ >= t) return;
     std::vector<pollfd> fds;
     std::vector<Conn*> owners;
-    for (auto& [key, conn] : conns_) {
-      if (conn->ac == nullptr || !(conn->want_read || conn->want_write)) continue;
+    auto add = [&](Conn* conn) {
+      if (conn->ac == nullptr || !(conn->want_read || conn->want_write)) return;
       short events = (conn->want_read ? POLLIN : 0) | (conn->want_write ? POLLOUT : 0);
       fds.push_back(pollfd{conn->ac->c.fd, events, 0});
-      owners.push_back(conn.get());
-    }
+      owners.push_back(conn);
+    };
+    for (auto& [key, conn] : conns_) add(conn.get());
+    for (auto& [key, conn] : observers_) add(conn.get());
     const int n = InterruptGuard::Poll(fds.data(), fds.size(), t - now_);
     now_ = Elapsed();
     if (n <= 0) continue;  // timeout (or EINTR): loop re-checks the clock

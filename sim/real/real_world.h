@@ -77,13 +77,27 @@ class RealWorld : public Runtime, public Cluster {
   // physical node `physical` on 127.0.0.1: its own link of the proxy,
   // opened on first use with the faults in force between the two.
   int PortFor(int process, int physical);
+
+  // Keys whose state on every node is recorded in the history (a `state`
+  // op each time it changes), as the virtual world records them. Redis's
+  // keyspace events say when a key changed; a read-only script then reads
+  // its value and TTL; the change is put down to the client whose write to
+  // that node was in flight (by the value it wrote, when several were).
+  void WatchKeys(std::vector<std::string> keys);
   RedisServer& server(int physical) { return *nodes_[physical].server; }
 
  protected:
   void AdvanceTo(Nanos t) override;
 
  private:
-  struct Conn;
+  // One hiredis connection, with the read/write interest hiredis asks for
+  // through its event hooks (served by AdvanceTo's poll()).
+  struct Conn {
+    redisAsyncContext* ac = nullptr;
+    bool want_read = false;
+    bool want_write = false;
+    int node = 0;
+  };
   struct Pending;
   struct Node {
     int process;
@@ -96,6 +110,22 @@ class RealWorld : public Runtime, public Cluster {
     std::vector<int> members;
   };
   Conn* Connection(int client, int actor, int physical);
+  void Attach(Conn* c, redisAsyncContext* ac);
+  // The observer (real_observe.cc).
+  struct Flight {  // a client's command to a node, for attributing changes
+    int physical;
+    int actor;
+    Command cmd;
+    Nanos sent;
+    Nanos replied;  // -1 while in flight
+  };
+  struct Snapshot;
+  void Subscribe(int physical);
+  void Snap(int physical, const std::string& key, const std::string& event);
+  static void OnKeyEvent(redisAsyncContext* ac, void* reply, void* privdata);
+  static void OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata);
+  void RecordState(const Snapshot& s, const Reply& r);
+  int Writer(const Snapshot& s, const std::string& value, bool absent) const;
   // Link faults in force between two processes (either order).
   struct LinkFaults {
     bool partitioned = false;
@@ -129,6 +159,13 @@ class RealWorld : public Runtime, public Cluster {
   // (client thread, physical node) -> its connection
   std::map<std::pair<int, int>, std::unique_ptr<Conn>> conns_;
   bool dropping_replies_ = false;  // while closing connections on purpose
+  std::vector<std::string> watched_;
+  // (physical, 0 subscriber / 1 reader) -> the observer's connections
+  std::map<std::pair<int, int>, std::unique_ptr<Conn>> observers_;
+  // (physical, key) -> last recorded value and absolute expiry (ms, -1 none)
+  std::map<std::pair<int, std::string>, std::pair<std::string, int64_t>> observed_;
+  std::map<uint64_t, Flight> flights_;
+  uint64_t next_flight_ = 0;
 };
 
 }  // namespace locksim

@@ -1,0 +1,256 @@
+// RealWorld's observer: the `state` ops of the watched keys on real nodes,
+// in the virtual world's format ("lock:x = \"token\" pttl 9998", "lock:x
+// absent"), so that the checker finds foreign writes (F2, F5, F6) on real
+// servers too.
+//
+// Every server runs with notify-keyspace-events KA. Per node, one
+// connection subscribes to __keyspace@0__:<key>; on each event another reads
+// the key's type, value and TTL in one read-only script (atomic, and allowed
+// on replicas). The reading lands a round trip after the change, so a state
+// that lasted less than that may be seen already replaced; the history is
+// still a sequence of states the node really had.
+//
+// Who changed it: a client's command to that node that was in flight when
+// the event came (or answered within the last few milliseconds), whose name
+// can make that change; when several could, the one whose arguments hold
+// the new value (a token), or for a deletion the old one (compare-and-
+// delete), else the earliest sent. Expiry and eviction are nobody's.
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "sim/errors.h"
+#include "sim/real/hiredis_reply.h"
+#include "sim/real/real_world.h"
+
+namespace locksim {
+namespace {
+
+constexpr char kSnapshotScript[] =
+    "local t = redis.call('TYPE', KEYS[1])['ok'] "
+    "if t == 'none' then return {t} end "
+    "local v = '' "
+    "if t == 'string' then v = redis.call('GET', KEYS[1]) "
+    "elseif t == 'hash' then v = redis.call('HGETALL', KEYS[1]) end "
+    "return {t, v, redis.call('PTTL', KEYS[1])}";
+
+constexpr Nanos kRecentReply = std::chrono::milliseconds(5);
+
+std::string Upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string Shorten(const std::string& v) { return v.size() <= 40 ? v : v.substr(0, 37) + "..."; }
+
+// Whether a command named `name` can cause keyspace event `event`.
+bool CanCause(const std::string& name, const std::string& event) {
+  if (name == "EVAL" || name == "EVALSHA" || name == "EXEC" || name == "FCALL") return true;
+  if (event == "del") return name == "DEL" || name == "UNLINK" || name == "GETDEL";
+  if (event == "set") {
+    return name == "SET" || name == "SETNX" || name == "GETSET" || name == "SETEX" ||
+           name == "PSETEX";
+  }
+  if (event == "expire") {
+    return name == "EXPIRE" || name == "PEXPIRE" || name == "EXPIREAT" ||
+           name == "PEXPIREAT" || name == "SET" || name == "SETEX" || name == "PSETEX";
+  }
+  if (event == "persist") return name == "PERSIST" || name == "SET" || name == "GETSET";
+  if (event.rfind("h", 0) == 0) return name.rfind("H", 0) == 0;
+  if (event == "incrby" || event == "decrby") return name.find("INCR") != std::string::npos ||
+                                                     name.find("DECR") != std::string::npos;
+  return false;
+}
+
+}  // namespace
+
+struct RealWorld::Snapshot {
+  RealWorld* world;
+  int physical;
+  std::string key;
+  std::string event;
+  Nanos at;  // when the event came
+};
+
+// What the subscription callback needs: the world and the node.
+struct KeyWatch {
+  RealWorld* world;
+  int physical;
+};
+
+void RealWorld::WatchKeys(std::vector<std::string> keys) {
+  watched_ = std::move(keys);
+  for (int i = 0; i < PhysicalNodeCount(); ++i) Subscribe(i);
+}
+
+void RealWorld::Subscribe(int physical) {
+  if (watched_.empty() || !IsUp(physical)) return;
+  for (int kind : {0, 1}) {
+    auto& slot = observers_[{physical, kind}];
+    if (slot && slot->ac != nullptr) {
+      dropping_replies_ = true;
+      redisAsyncFree(slot->ac);
+      dropping_replies_ = false;
+    }
+    slot = std::make_unique<Conn>();
+    slot->node = physical;
+    // Directly to the node, not through the proxy: the harness's own eyes.
+    redisAsyncContext* ac = redisAsyncConnect("127.0.0.1", nodes_[physical].server->port());
+    if (ac == nullptr || ac->err) {
+      const std::string why = ac ? ac->errstr : "out of memory";
+      if (ac) redisAsyncFree(ac);
+      throw HarnessError("cannot watch " + NodeName(physical) + ": " + why);
+    }
+    Attach(slot.get(), ac);
+  }
+  redisAsyncContext* sub = observers_[{physical, 0}]->ac;
+  for (const std::string& key : watched_) {
+    const std::string channel = "__keyspace@0__:" + key;
+    const char* argv[] = {"SUBSCRIBE", channel.c_str()};
+    const size_t lens[] = {9, channel.size()};
+    // hiredis keeps the privdata for every message of the subscription.
+    auto* watch = new KeyWatch{this, physical};
+    if (redisAsyncCommandArgv(sub, &RealWorld::OnKeyEvent, watch, 2, argv, lens) != REDIS_OK) {
+      delete watch;
+      throw HarnessError("cannot subscribe to " + channel + " on " + NodeName(physical));
+    }
+  }
+  // What the node holds now (after a restart: what its persistence kept).
+  for (const std::string& key : watched_) Snap(physical, key, "");
+}
+
+void RealWorld::OnKeyEvent(redisAsyncContext* ac, void* reply, void* privdata) {
+  auto* watch = static_cast<KeyWatch*>(privdata);
+  auto* r = static_cast<redisReply*>(reply);
+  // A null reply: the connection is going away; hiredis frees the
+  // subscription's callbacks, and with them this privdata's last use.
+  if (r == nullptr || (ac->c.flags & REDIS_FREEING)) {
+    if (r == nullptr) delete watch;
+    return;
+  }
+  if (r->type != REDIS_REPLY_ARRAY || r->elements != 3 ||
+      r->element[0]->type != REDIS_REPLY_STRING) {
+    return;
+  }
+  const std::string kind(r->element[0]->str, r->element[0]->len);
+  if (kind != "message") return;  // the subscribe confirmation
+  RealWorld* world = watch->world;
+  if (world->dropping_replies_) return;
+  const std::string channel(r->element[1]->str, r->element[1]->len);
+  const std::string event(r->element[2]->str, r->element[2]->len);
+  const std::string prefix = "__keyspace@0__:";
+  world->now_ = std::max(world->now_, world->Elapsed());
+  world->Snap(watch->physical, channel.substr(prefix.size()), event);
+}
+
+void RealWorld::Snap(int physical, const std::string& key, const std::string& event) {
+  auto it = observers_.find({physical, 1});
+  if (it == observers_.end() || it->second->ac == nullptr) return;
+  auto* snap = new Snapshot{this, physical, key, event, now_};
+  const char* argv[] = {"EVAL_RO", kSnapshotScript, "1", key.c_str()};
+  const size_t lens[] = {7, sizeof(kSnapshotScript) - 1, 1, key.size()};
+  if (redisAsyncCommandArgv(it->second->ac, &RealWorld::OnSnapshot, snap, 4, argv, lens) !=
+      REDIS_OK) {
+    delete snap;
+  }
+}
+
+void RealWorld::OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata) {
+  (void)ac;
+  std::unique_ptr<Snapshot> snap(static_cast<Snapshot*>(privdata));
+  RealWorld* world = snap->world;
+  if (reply == nullptr || world->dropping_replies_) return;
+  world->now_ = std::max(world->now_, world->Elapsed());
+  world->RecordState(*snap, ReplyFromHiredis(static_cast<redisReply*>(reply)));
+}
+
+void RealWorld::RecordState(const Snapshot& s, const Reply& r) {
+  if (r.type != Reply::Type::kArray || r.elements.empty()) return;  // an error: unseen
+  const bool absent = r.elements[0].str == "none";
+  std::string value;  // the description without the TTL
+  std::string raw;    // the value itself, to find its writer
+  int64_t pttl = -1;
+  if (!absent && r.elements.size() == 3) {
+    const Reply& v = r.elements[1];
+    if (v.type == Reply::Type::kArray) {
+      value = "{";
+      for (size_t i = 0; i + 1 < v.elements.size(); i += 2) {
+        value += (i ? ", " : "") + Shorten(v.elements[i].str) + ": " + Shorten(v.elements[i + 1].str);
+        raw += v.elements[i].str + "\n";
+      }
+      value += "}";
+    } else {
+      value = "\"" + Shorten(v.str) + "\"";
+      raw = v.str;
+    }
+    pttl = r.elements[2].integer;
+  }
+  const std::string description =
+      s.key + (absent ? " absent" : " = " + value + (pttl < 0 ? " no ttl" : " pttl " + std::to_string(pttl)));
+  const int64_t now_ms = duration_cast<Millis>(now_).count();
+  const int64_t expiry = absent || pttl < 0 ? -1 : now_ms + pttl;
+  auto found = observed_.find({s.physical, s.key});
+  const bool first = found == observed_.end();
+  const std::string shown = absent ? "" : value;
+  if (!first) {
+    const auto& [last_value, last_expiry] = found->second;
+    const bool same_expiry = (last_expiry < 0) == (expiry < 0) &&
+                             std::abs(last_expiry - expiry) <= 2;  // a read's jitter
+    if (last_value == shown && same_expiry) return;
+  }
+  const bool value_changed = first || found->second.first != shown;
+  const std::string previous = first ? "" : found->second.first;
+  observed_[{s.physical, s.key}] = {shown, expiry};
+  if (first && absent) return;  // nothing to report yet
+  int cause = -1;
+  if (!s.event.empty() && s.event != "expired" && s.event != "evicted") {
+    cause = Writer(s, absent ? previous : raw, absent);
+  }
+  history().Add(now_, MainActor(nodes_[s.physical].process),
+                value_changed ? OpType::kOk : OpType::kInfo, OpF::kState, description, -1, cause);
+  // Forget commands answered long ago.
+  std::erase_if(flights_, [&](const auto& f) {
+    return f.second.replied >= Nanos{0} && now_ - f.second.replied > std::chrono::seconds(1);
+  });
+}
+
+int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) const {
+  std::vector<const Flight*> candidates;
+  for (const auto& [id, f] : flights_) {
+    if (f.physical != s.physical || f.cmd.empty() || f.sent > s.at) continue;
+    if (f.replied >= Nanos{0} && s.at - f.replied > kRecentReply) continue;
+    if (!CanCause(Upper(f.cmd[0]), s.event)) continue;
+    candidates.push_back(&f);
+  }
+  if (candidates.empty()) return -1;
+  auto holds = [&](const Flight* f, const std::string& text) {
+    if (text.empty()) return false;
+    for (size_t i = 1; i < f->cmd.size(); ++i) {
+      const std::string& a = f->cmd[i];
+      // A token, or (hash values are "field\n"...) any field among the args.
+      if (a == text || (a.size() >= 8 && text.find(a + "\n") != std::string::npos)) return true;
+    }
+    return false;
+  };
+  std::vector<const Flight*> best;
+  const std::string unquoted =
+      absent && value.size() >= 2 && value.front() == '"' ? value.substr(1, value.size() - 2) : value;
+  for (const Flight* f : candidates) {
+    if (holds(f, unquoted)) best.push_back(f);
+  }
+  if (best.empty() && absent) {
+    for (const Flight* f : candidates) {
+      const std::string name = Upper(f->cmd[0]);
+      if (name == "DEL" || name == "UNLINK" || name == "GETDEL") best.push_back(f);
+    }
+  }
+  const std::vector<const Flight*>& pool = best.empty() ? candidates : best;
+  const Flight* first = *std::min_element(pool.begin(), pool.end(), [](const Flight* a, const Flight* b) {
+    return a->sent < b->sent;
+  });
+  return first->actor;
+}
+
+}  // namespace locksim
