@@ -274,25 +274,25 @@ int ExploreCommand(const std::vector<std::string>& args) {
   bar.Finish();
   WriteOutput(result, dir, [](const Finding& f) { return f.text; });
 
-  // Wall time: stderr only.
-  if (!quiet) {
-    const double elapsed = bar.elapsed();
-    if (bar.first_violation()) {
-      std::fprintf(stderr, "first violation after %.3fs wall time (seed %llu)\n",
-                   *bar.first_violation(), static_cast<unsigned long long>(bar.first_seed()));
-    }
-    std::fprintf(stderr, "%lld seeds in %.3fs wall time (%.0f seeds/s, %d jobs)\n",
-                 static_cast<long long>(result.runs), elapsed,
-                 elapsed > 0 ? result.runs / elapsed : 0.0, n_jobs);
-    if (plan.count == 0) {
-      std::fprintf(stderr,
-                   "--time covered seeds %llu-%llu; to reproduce: --first-seed %llu --seeds %llu\n",
-                   static_cast<unsigned long long>(plan.first),
-                   static_cast<unsigned long long>(result.last),
-                   static_cast<unsigned long long>(plan.first),
-                   static_cast<unsigned long long>(result.last + 1 - plan.first));
-    }
-    PrintKinds(result, dir);
+  if (quiet) return result.findings.empty() ? kExitSafe : kExitViolated;
+  PrintKinds(result, dir);
+  std::cout << std::flush;
+  // Wall time: on stderr only, never in DIR.
+  const double elapsed = bar.elapsed();
+  if (bar.first_violation()) {
+    std::fprintf(stderr, "first violation after %.3fs wall time (seed %llu)\n",
+                 *bar.first_violation(), static_cast<unsigned long long>(bar.first_seed()));
+  }
+  std::fprintf(stderr, "%lld seeds in %.3fs wall time (%.0f seeds/s, %d jobs)\n",
+               static_cast<long long>(result.runs), elapsed,
+               elapsed > 0 ? result.runs / elapsed : 0.0, n_jobs);
+  if (plan.count == 0) {
+    std::fprintf(stderr,
+                 "--time covered seeds %llu-%llu; to run them again: --first-seed %llu --seeds %llu\n",
+                 static_cast<unsigned long long>(plan.first),
+                 static_cast<unsigned long long>(result.last),
+                 static_cast<unsigned long long>(plan.first),
+                 static_cast<unsigned long long>(result.last + 1 - plan.first));
   }
   return result.findings.empty() ? kExitSafe : kExitViolated;
 }
