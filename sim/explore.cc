@@ -26,7 +26,7 @@ using std::chrono::milliseconds;
 // Candidate runs a finding may spend on shrinking. Each is one virtual run
 // (about a millisecond); enough for the scenarios generated here to reach a
 // fixpoint in most cases.
-constexpr int kShrinkBudget = 300;
+constexpr int kShrinkBudget = 600;
 
 // Generation draws from its own stream, apart from the run's (which the
 // virtual world seeds with the same seed): "explore" in ASCII.
@@ -162,6 +162,26 @@ bool KeepsLeaseContract(const Scenario& s) {
     if (c.hold * 5 > *s.lock.ttl * 4) return false;
   }
   return true;
+}
+
+// The fault classes of a kind: those of --faults, with a pause, clock or
+// crash of a Redis node told apart from one of a client ("node-pause"):
+// a client's pause is F1, a node's clock jump F9, a node's restart F8.
+std::vector<std::string> KindFaultClasses(const ojson& doc, const std::vector<std::string>& nodes) {
+  std::set<std::string> classes;
+  for (const ojson& fault : doc["faults"]) {
+    const std::string type = fault["type"].get<std::string>();
+    const std::string process = fault.value("process", "");
+    const bool on_node = std::find(nodes.begin(), nodes.end(), process) != nodes.end();
+    const bool split = type == "pause" || type == "clock" || type == "crash";
+    classes.insert(split && on_node ? "node-" + type : type);
+  }
+  std::vector<std::string> out;
+  for (const std::string& k : ExploreFaultClasses()) {
+    if (classes.contains(k)) out.push_back(k);
+    if (classes.contains("node-" + k)) out.push_back("node-" + k);
+  }
+  return out;
 }
 
 std::string FileName(uint64_t seed) { return "explore-seed" + std::to_string(seed); }
@@ -339,11 +359,7 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
   Finding f;
   f.seed = seed;
   f.violations = signature;
-  std::set<std::string> classes;
-  for (const ojson& fault : small["faults"]) classes.insert(fault["type"].get<std::string>());
-  for (const std::string& k : ExploreFaultClasses()) {
-    if (classes.contains(k)) f.fault_classes.push_back(k);
-  }
+  f.fault_classes = KindFaultClasses(small, first->scenario.NodeNames());
   f.kind = Join(f.violations, "+") + "--" +
            (f.fault_classes.empty() ? std::string("no-fault") : Join(f.fault_classes, "+"));
   f.file = "findings/" + f.kind + "-seed" + std::to_string(seed) + ".json";

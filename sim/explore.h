@@ -9,8 +9,10 @@
 // (the checker's "mutual-exclusion", "foreign-write-<COMMAND>" for a write
 // over another holder's lock by that command, "lost-update" when the
 // counter workload lost an increment) and the fault classes left in the
-// shrunk scenario. F1 is mutual-exclusion with a pause, F2 adds
-// foreign-write-DEL, F4 is foreign-write-GETSET with a clock fault.
+// shrunk scenario, where a pause, clock or crash of a Redis node is
+// "node-pause", "node-clock", "node-crash". F1 is mutual-exclusion with a
+// (client) pause, F2 adds foreign-write-DEL, F4 is foreign-write-GETSET
+// with a (client) clock fault, F9 needs a node-clock, F8 a node-crash.
 //
 // Everything here is a function of (algorithm, fault classes, seed): the
 // same seed gives the same finding, byte for byte, on any thread.
@@ -48,7 +50,7 @@ struct Finding {
   uint64_t seed = 0;
   std::string kind;                         // slug: "<violations>--<faults>"
   std::vector<std::string> violations;      // sorted tokens
-  std::vector<std::string> fault_classes;   // canonical order
+  std::vector<std::string> fault_classes;   // canonical order, "node-" split out
   std::string file;                         // "findings/<kind>-seed<N>.json"
   std::string text;                         // the shrunk scenario file
   // The shrunk scenario's size, for choosing the shortest of a kind.

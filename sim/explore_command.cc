@@ -112,12 +112,13 @@ void PrintKinds(const ExploreResult& r, const fs::path& dir) {
   if (!summary["kinds"].empty()) std::printf("  count  %-*s  shortest counterexample\n", width, "kind");
   for (const auto& k : summary["kinds"]) {
     const auto& s = k["shortest"];
-    std::printf("  %5lld  %-*s  %s (%lld clients, %lld faults, %s)\n",
+    const int64_t clients = s["clients"].get<int64_t>(), faults = s["faults"].get<int64_t>();
+    std::printf("  %5lld  %-*s  %s (%lld client%s, %lld fault%s, %s)\n",
                 static_cast<long long>(k["count"].get<int64_t>()), width,
                 k["kind"].get<std::string>().c_str(),
                 (dir / s["file"].get<std::string>()).string().c_str(),
-                static_cast<long long>(s["clients"].get<int64_t>()),
-                static_cast<long long>(s["faults"].get<int64_t>()),
+                static_cast<long long>(clients), clients == 1 ? "" : "s",
+                static_cast<long long>(faults), faults == 1 ? "" : "s",
                 s["duration"].get<std::string>().c_str());
   }
   std::fflush(stdout);

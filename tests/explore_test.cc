@@ -62,10 +62,15 @@ void ExpectReplaysToSameViolation(const ExploreResult& r) {
                       [&](const std::string& t) { return t.starts_with(k); });
       EXPECT_TRUE(in_tokens) << k;
     }
-    // The fault classes of the kind are those left in the file.
+    // The fault classes of the kind are those left in the file (a node's
+    // pause, clock or crash told apart).
     std::set<std::string> classes;
+    const std::vector<std::string> nodes = again.scenario.NodeNames();
     for (const FaultSpec& fault : again.scenario.faults) {
-      classes.insert(std::string(FaultTypeName(fault.type)));
+      const std::string type(FaultTypeName(fault.type));
+      const bool on_node = std::find(nodes.begin(), nodes.end(), fault.process) != nodes.end();
+      const bool split = type == "pause" || type == "clock" || type == "crash";
+      classes.insert(split && on_node ? "node-" + type : type);
     }
     EXPECT_EQ(classes, std::set<std::string>(f.fault_classes.begin(), f.fault_classes.end()));
     EXPECT_NE(f.text.find("explore seed " + std::to_string(f.seed)), std::string::npos);
