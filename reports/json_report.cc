@@ -76,18 +76,21 @@ std::string TraceLine(const History& h, const Op& op) {
 
 }  // namespace
 
+std::string ForeignWriteCommand(const History& h, const Violation& v) {
+  // The command the writer sent last before the node's change.
+  for (int64_t i = v.state_index; i >= 0; --i) {
+    const Op& op = h.ops()[i];
+    if (op.process == v.writer && op.f == OpF::kRedis && op.type == OpType::kInvoke) {
+      return op.value.substr(0, op.value.find(' '));
+    }
+  }
+  return "command";
+}
+
 std::string DescribeViolation(const RunResult& r, const Violation& v) {
   const History& h = r.history;
   if (v.kind == "foreign-write") {
-    // The command the writer sent last before the node's change.
-    std::string command = "command";
-    for (int64_t i = v.state_index; i >= 0; --i) {
-      const Op& op = h.ops()[i];
-      if (op.process == v.writer && op.f == OpF::kRedis && op.type == OpType::kInvoke) {
-        command = op.value.substr(0, op.value.find(' '));
-        break;
-      }
-    }
+    const std::string command = ForeignWriteCommand(h, v);
     const Op& state = h.ops()[v.state_index];
     return h.name(v.writer) + "'s " + command + " " +
            (StateAbsent(state.value) ? "deleted " : "overwrote ") + h.name(v.holder) + "'s " +

@@ -19,6 +19,10 @@ nlohmann::ordered_json ResultToJson(const RunResult& result, bool with_history);
 // One line per violation, for terminals: "B and C both held lock:x ...".
 std::string DescribeViolation(const RunResult& result, const Violation& v);
 
+// A foreign write's command as the writer sent it ("DEL", "GETSET"):
+// the last one it sent before the node's state changed.
+std::string ForeignWriteCommand(const History& history, const Violation& v);
+
 }  // namespace locksim
 
 #endif  // LOCKSIM_REPORTS_JSON_REPORT_H_

@@ -20,6 +20,7 @@
 #include "reports/json_report.h"
 #include "sim/compare_command.h"
 #include "sim/errors.h"
+#include "sim/explore_command.h"
 #include "sim/real/interrupt.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
@@ -43,13 +44,17 @@ constexpr char kUsage[] =
     "                      results.json, report.html, summary.md, junit.xml\n"
     "  report RESULTS.json redraw report.html (and --markdown, --junit) from\n"
     "                      a results.json\n"
+    "  explore --algorithm ID  generate scenarios from seeds, shrink every\n"
+    "                      violation into a scenario file, group them by kind\n"
+    "  merge DIR...        combine the outputs of explore --shard i/N runs\n"
     "  list                list the lock algorithms\n"
     "  serve --port P      serve one virtual Redis node over RESP2 on 127.0.0.1\n"
     "                      (redis-cli, hiredis, any client library)\n"
     "\n"
     "`locksim <command> --help` shows a command's options.\n"
     "exit codes: 0 safe, 1 violations found (several runs: one not as expected;\n"
-    "            compare: a cell not safe or not as expected),\n"
+    "            compare: a cell not safe or not as expected;\n"
+    "            explore, merge: some seed found a violation),\n"
     "            2 bad input or usage, 3 the harness failed,\n"
     "            128+N stopped by signal N (after stopping every server it started)\n";
 
@@ -358,6 +363,8 @@ int Main(int argc, char** argv) {
     if (command == "compare") return CompareCommand(args);
     if (command == "report") return ReportCommand(args);
     if (command == "serve") return ServeCommand(args);
+    if (command == "explore") return ExploreCommand(args);
+    if (command == "merge") return MergeCommand(args);
     if (command == "help" || command == "--help" || command == "-h") {
       std::fputs(kUsage, stdout);
       return kExitSafe;

@@ -1,0 +1,171 @@
+// `locksim explore` and `locksim merge` as a user runs them: what they
+// write does not depend on --jobs, merged shards equal the unsharded run,
+// the saved files replay with `locksim run`, bad input exits 2 naming the
+// option.
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace locksim {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Every file under `dir`, by relative path, with its bytes.
+std::map<std::string, std::string> Tree(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file()) out[fs::relative(e.path(), dir).string()] = Slurp(e.path());
+  }
+  return out;
+}
+
+class ExploreCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "locksim-explore-XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome Locksim(const std::string& args) {
+    const std::string cmd = std::string(LOCKSIM_BINARY) + " " + args + " >" +
+                            (dir_ / "stdout").string() + " 2>" + (dir_ / "stderr").string();
+    const int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+            Slurp(dir_ / "stdout"), Slurp(dir_ / "stderr")};
+  }
+  std::string Out(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+constexpr char kSweep[] = "explore --algorithm set-nx-px-del --faults pause --seeds 30";
+
+TEST_F(ExploreCliTest, OneJobAndTwoJobsWriteIdenticalOutput) {
+  Outcome one = Locksim(std::string(kSweep) + " --jobs 1 --out " + Out("j1"));
+  Outcome two = Locksim(std::string(kSweep) + " --jobs 2 --out " + Out("j2"));
+  EXPECT_EQ(one.exit_code, 1) << one.err;
+  EXPECT_EQ(two.exit_code, 1) << two.err;
+  const auto a = Tree(Out("j1")), b = Tree(Out("j2"));
+  EXPECT_GT(a.size(), 1u);  // summary.json and some findings
+  EXPECT_EQ(a, b);
+  // The table names each kind's shortest counterexample; wall time is on
+  // stderr only.
+  EXPECT_NE(one.out.find("shortest counterexample"), std::string::npos) << one.out;
+  EXPECT_NE(one.err.find("wall time"), std::string::npos) << one.err;
+  EXPECT_EQ(Slurp(Out("j1") + "/summary.json").find("wall"), std::string::npos);
+}
+
+TEST_F(ExploreCliTest, MergedShardsEqualTheUnshardedRun) {
+  ASSERT_EQ(Locksim(std::string(kSweep) + " --jobs 2 --out " + Out("all")).exit_code, 1);
+  std::string shards;
+  for (int i = 0; i < 3; ++i) {
+    const std::string out = Out("shard" + std::to_string(i));
+    Outcome o = Locksim(std::string(kSweep) + " --jobs 1 --shard " + std::to_string(i) +
+                        "/3 --out " + out);
+    ASSERT_LE(o.exit_code, 1) << o.err;
+    EXPECT_NE(Slurp(out + "/summary.json").find("\"shard\": \"" + std::to_string(i) + "/3\""),
+              std::string::npos);
+    shards += " " + out;
+  }
+  Outcome merged = Locksim("merge" + shards + " --out " + Out("merged"));
+  EXPECT_EQ(merged.exit_code, 1) << merged.err;
+  EXPECT_EQ(Tree(Out("merged")), Tree(Out("all")));
+}
+
+TEST_F(ExploreCliTest, MergeRefusesAnIncompleteSetOfShards) {
+  Locksim(std::string(kSweep) + " --shard 0/2 --out " + Out("s0"));
+  Outcome o = Locksim("merge " + Out("s0") + " --out " + Out("m"));
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("shard(s) 1 of 2 missing"), std::string::npos) << o.err;
+}
+
+TEST_F(ExploreCliTest, SavedFindingsReplayWithRun) {
+  ASSERT_EQ(Locksim(std::string(kSweep) + " --out " + Out("x")).exit_code, 1);
+  const nlohmann::json summary = nlohmann::json::parse(Slurp(Out("x") + "/summary.json"));
+  ASSERT_FALSE(summary["kinds"].empty());
+  for (const auto& kind : summary["kinds"]) {
+    const std::string file = Out("x") + "/" + kind["shortest"]["file"].get<std::string>();
+    // Its "expect" entry: the same verdict, kinds and overlaps.
+    Outcome check = Locksim("run " + file);
+    EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+    EXPECT_NE(check.out.find("1 of 1 runs as expected"), std::string::npos) << check.out;
+    // In detail: the violation itself.
+    Outcome detail = Locksim("run " + file + " --algorithm set-nx-px-del");
+    EXPECT_EQ(detail.exit_code, 1);
+    EXPECT_NE(detail.out.find("verdict: VIOLATED"), std::string::npos) << detail.out;
+    EXPECT_NE(detail.out.find("as expected"), std::string::npos) << detail.out;
+  }
+}
+
+TEST_F(ExploreCliTest, ATimedRunNamesTheSeedsItCoveredAndTheyRunAgain) {
+  Outcome timed = Locksim("explore --algorithm set-nx-px-del --faults pause --time 1 --jobs 2 --out " +
+                          Out("timed"));
+  ASSERT_LE(timed.exit_code, 1) << timed.err;
+  const nlohmann::json summary = nlohmann::json::parse(Slurp(Out("timed") + "/summary.json"));
+  const uint64_t count = summary["seeds"]["count"].get<uint64_t>();
+  ASSERT_GT(count, 0u);
+  EXPECT_NE(timed.err.find("--first-seed 1 --seeds " + std::to_string(count)), std::string::npos)
+      << timed.err;
+  Locksim("explore --algorithm set-nx-px-del --faults pause --jobs 1 --seeds " +
+          std::to_string(count) + " --out " + Out("again"));
+  EXPECT_EQ(Tree(Out("again")), Tree(Out("timed")));
+}
+
+TEST_F(ExploreCliTest, NoViolationExitsZero) {
+  // setnx-simple has no TTL: a clock cannot expire it.
+  Outcome o = Locksim("explore --algorithm setnx-simple --faults clock --seeds 10 --out " +
+                      Out("safe"));
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("0 with a violation"), std::string::npos) << o.out;
+}
+
+TEST_F(ExploreCliTest, BadInputExitsTwoNamingTheOption) {
+  const std::string out = " --out " + Out("bad");
+  struct Case {
+    std::string args, message;
+  } cases[] = {
+      {"explore --algorithm set-nx-px --faults pause,gc", "--faults: unknown fault class \"gc\""},
+      {"explore --faults pause", "missing --algorithm"},
+      {"explore --algorithm nope", "--algorithm: unknown algorithm \"nope\""},
+      {"explore --algorithm rate-limit-lua", "--algorithm: rate-limit-lua is a rate limiter"},
+      {"explore --algorithm set-nx-px --seeds 0", "--seeds: expected an integer"},
+      {"explore --algorithm set-nx-px --seeds 5 --time 5", "--time: give either"},
+      {"explore --algorithm set-nx-px --shard 3/3", "--shard: expected an integer from 0 to 2"},
+      {"explore --algorithm set-nx-px --shard 1", "--shard: expected i/N"},
+      {"explore --algorithm set-nx-px --time 5 --shard 0/2", "--shard: needs --seeds"},
+      {"explore --algorithm set-nx-px --jobs 0", "--jobs: expected an integer"},
+      {"merge " + Out("nowhere"), "summary.json: cannot read"},
+  };
+  for (const Case& c : cases) {
+    Outcome o = Locksim(c.args + out);
+    EXPECT_EQ(o.exit_code, 2) << c.args << "\n" << o.err;
+    EXPECT_NE(o.err.find(c.message), std::string::npos) << c.args << "\n" << o.err;
+  }
+}
+
+}  // namespace
+}  // namespace locksim
