@@ -1,5 +1,7 @@
 #include "sim/nemesis.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -139,6 +141,10 @@ void Nemesis::Record(OpF f, const std::string& value, int subject_process) {
                     subject_process >= 0 ? rt_.MainActor(subject_process) : -1);
 }
 
+void Nemesis::SignalProcess(int process, int signo) {
+  if (hooks_.signal_process) hooks_.signal_process(process, signo);
+}
+
 void Nemesis::Fire(size_t i) {
   if (fired_[i]) return;
   fired_[i] = true;
@@ -175,8 +181,11 @@ void Nemesis::Fire(size_t i) {
       const Nanos end = rt_.Now() + f.duration;
       Record(OpF::kPause, f.process + " for " + FormatDuration(f.duration), p);
       rt_.Pause(p, end);
+      SignalProcess(p, SIGSTOP);
       rt_.AtFirst(end, rt_.nemesis(), [this, p, name = f.process] {
         Record(OpF::kResume, name, p);
+        // Under a longer pause that began meanwhile, it stays stopped.
+        if (!rt_.IsPaused(p)) SignalProcess(p, SIGCONT);
       });
       break;
     }
@@ -189,6 +198,7 @@ void Nemesis::Fire(size_t i) {
         if (rt_.IsCrashed(p)) break;
         Record(OpF::kCrash, f.process, p);
         rt_.Crash(p);
+        SignalProcess(p, SIGKILL);
       }
       if (f.restart_after) {
         rt_.At(rt_.Now() + *f.restart_after, rt_.nemesis(),

@@ -7,6 +7,7 @@
 #include "sim/errors.h"
 #include "sim/nemesis.h"
 #include "sim/process_env.h"
+#include "sim/real/adapter_lock.h"
 #include "sim/real/interrupt.h"
 #include "sim/real/real_world.h"
 #include "sim/real/redis_server.h"
@@ -98,6 +99,13 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
   if (options.backend == Backend::kReal && s.network.timeout.count() > 0) {
     throw InputError(input.file + ": $.network.timeout: needs --backend virtual for now (issue 7)");
   }
+  if (algo->real_only()) {
+    const std::string why = AdapterUnsupported(*algo, s, options.backend == Backend::kReal);
+    if (!why.empty()) throw InputError(why);
+  } else if (!options.adapter.empty()) {
+    throw InputError("--adapter: " + result.algorithm + " is not driven through an adapter "
+                     "(only variants such as redis-py are)");
+  }
   const LockConfig lock_config = Resolve(s.lock, algo->defaults);
   if (lock_config.ttl < std::chrono::milliseconds(1)) {
     throw InputError(std::string(options.time_scale ? "--time-scale" : input.file + ": $.real_time_scale") +
@@ -116,6 +124,8 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
   std::vector<std::unique_ptr<Lock>> locks;
   std::vector<std::unique_ptr<Limiter>> limiters;
   std::unique_ptr<Runtime> world;
+  RealWorld* real_world = nullptr;
+  std::map<int, AdapterLock*> adapter_of;  // client process -> its adapter, if any
   if (options.backend == Backend::kVirtual) {
     VirtualWorld::Options v;
     v.seed = result.seed;
@@ -146,6 +156,7 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
       real.ports.push_back(servers.back()->port());
     }
     world = std::make_unique<RealWorld>(real);
+    real_world = static_cast<RealWorld*>(world.get());
   }
   world->SetReplayHint("locksim run " + input.file + " --algorithm " + result.algorithm +
                        " --seed " + std::to_string(result.seed) + " --backend " +
@@ -184,7 +195,14 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
       }
       return;
     }
-    locks.push_back(algo->make(main_thread, lock_config));
+    if (algo->adapter != nullptr) {
+      auto lock = std::make_unique<AdapterLock>(*real_world, p, c.name, *algo->adapter,
+                                                lock_config, options.adapter);
+      adapter_of[p] = lock.get();
+      locks.push_back(std::move(lock));
+    } else {
+      locks.push_back(algo->make(main_thread, lock_config));
+    }
     for (ProcessEnv* t : threads) {
       world->Spawn(p, at,
                    RunClient(*world, *t, *locks.back(), c, lock_config.key, s.workload, resource));
@@ -201,6 +219,12 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
     }
     start_client(c, c.start);
   }
+  if (!adapter_of.empty()) {
+    // The adapters start in parallel; the scenario's clock starts once
+    // all of them are ready.
+    for (auto& [p, adapter] : adapter_of) adapter->AwaitHello();
+    real_world->RestartClock();
+  }
   Nemesis::Hooks hooks;
   hooks.process_of = [&](const std::string& name) {
     auto it = process_of.find(name);
@@ -216,6 +240,9 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
     for (const ClientSpec& c : s.clients) {
       if (c.name == name) start_client(c, world->Now());
     }
+  };
+  hooks.signal_process = [&](int p, int signo) {
+    if (auto it = adapter_of.find(p); it != adapter_of.end()) it->second->Signal(signo);
   };
   hooks.world = dynamic_cast<VirtualWorld*>(world.get());
   hooks.lock_key = lock_config.key;

@@ -130,6 +130,23 @@ void RealWorld::Send(int client, int actor, int node, Command cmd,
   }
 }
 
+RealWorld::Address RealWorld::NodeAddress(int process, int node) const {
+  (void)process;
+  return Address{"127.0.0.1", ports_[node]};
+}
+
+void RealWorld::WatchFd(int fd, std::function<void()> readable) {
+  watched_[fd] = std::move(readable);
+}
+
+void RealWorld::UnwatchFd(int fd) { watched_.erase(fd); }
+
+void RealWorld::RestartClock() {
+  if (now_ != Nanos{0}) InvariantBroken("RealWorld::RestartClock after the run started");
+  start_ = std::chrono::steady_clock::now();
+  SetUnixStart(WallClock());
+}
+
 void RealWorld::AdvanceTo(Nanos t) {
   for (;;) {
     now_ = Elapsed();
@@ -142,10 +159,18 @@ void RealWorld::AdvanceTo(Nanos t) {
       fds.push_back(pollfd{conn->ac->c.fd, events, 0});
       owners.push_back(conn.get());
     }
+    const size_t redis_fds = fds.size();
+    for (const auto& [fd, readable] : watched_) fds.push_back(pollfd{fd, POLLIN, 0});
     const int n = InterruptGuard::Poll(fds.data(), fds.size(), t - now_);
     now_ = Elapsed();
     if (n <= 0) continue;  // timeout (or EINTR): loop re-checks the clock
-    for (size_t i = 0; i < fds.size(); ++i) {
+    for (size_t i = redis_fds; i < fds.size(); ++i) {
+      auto it = watched_.find(fds[i].fd);
+      if (fds[i].revents == 0 || it == watched_.end()) continue;
+      std::function<void()> readable = it->second;  // a copy: it may unwatch itself
+      readable();
+    }
+    for (size_t i = 0; i < redis_fds; ++i) {
       Conn* c = owners[i];
       if (fds[i].revents == 0 || c->ac == nullptr) continue;
       if (fds[i].revents & (POLLIN | POLLERR | POLLHUP)) redisAsyncHandleRead(c->ac);

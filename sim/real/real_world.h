@@ -10,7 +10,9 @@
 
 #include <chrono>
 #include <map>
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/runtime.h"
@@ -32,6 +34,28 @@ class RealWorld : public Runtime {
             std::function<void(Reply)> done) override;
   int NodeCount() const override { return static_cast<int>(ports_.size()); }
 
+  // Where client `process` reaches node `node`: what a third-party client
+  // (an adapter) is told to connect to. Always ask here, never use a port
+  // directly: a node's address may differ per client (a proxy in between).
+  struct Address {
+    std::string host;
+    int port = 0;
+  };
+  Address NodeAddress(int process, int node) const;
+
+  // Other descriptors the poll loop serves besides the Redis connections
+  // (an adapter's stdout): `readable` runs from AdvanceTo when `fd` is
+  // readable or closed, and may schedule events for now (At(Now(), ...)),
+  // call UnwatchFd, or throw to end the run.
+  void WatchFd(int fd, std::function<void()> readable);
+  void UnwatchFd(int fd);
+
+  // Starts true time (and the unix time it maps to) again from now.
+  // REQUIRES: nothing has run yet. For set-up that takes real time before
+  // the run (adapter processes starting), so that it does not eat into the
+  // scenario's first seconds.
+  void RestartClock();
+
  protected:
   void AdvanceTo(Nanos t) override;
 
@@ -45,6 +69,7 @@ class RealWorld : public Runtime {
   std::vector<int> ports_;
   std::chrono::steady_clock::time_point start_;
   std::map<std::pair<int, int>, std::unique_ptr<Conn>> conns_;
+  std::map<int, std::function<void()>> watched_;  // fd -> readable
   bool shutting_down_ = false;
 };
 
