@@ -280,6 +280,16 @@ int RunCommand(const std::vector<std::string>& args, bool suite_only) {
   }
   options.algorithm = algorithm;
   options.label = label;
+  if (!adapter.empty()) {
+    const auto x = scenarios[0].expect.find(label);
+    const AlgorithmInfo* algo = FindAlgorithm(
+        !algorithm.empty() ? algorithm : x != scenarios[0].expect.end() ? x->second.algorithm
+                                                                         : scenarios[0].algorithm);
+    if (algo != nullptr && !algo->real_only()) {
+      throw InputError("--adapter: " + std::string(algo->id) +
+                       " is not driven through an adapter (only variants such as redis-py are)");
+    }
+  }
   RunResult result = RunScenario(scenarios[0], options);
   if (!json_path.empty()) WriteJson(json_path, ResultToJson(result, history).dump(2) + "\n");
   if (!quiet) PrintSummary(json_path == "-" ? std::cerr : std::cout, result);

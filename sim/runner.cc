@@ -102,9 +102,6 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
   if (algo->real_only()) {
     const std::string why = AdapterUnsupported(*algo, s, options.backend == Backend::kReal);
     if (!why.empty()) throw InputError(why);
-  } else if (!options.adapter.empty()) {
-    throw InputError("--adapter: " + result.algorithm + " is not driven through an adapter "
-                     "(only variants such as redis-py are)");
   }
   const LockConfig lock_config = Resolve(s.lock, algo->defaults);
   if (lock_config.ttl < std::chrono::milliseconds(1)) {

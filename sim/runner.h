@@ -25,7 +25,8 @@ struct RunOptions {
   std::optional<TimeScale> time_scale;      // empty: 1 virtual, scenario's real
   std::string redis_server = "redis-server";  // binary for the real backend
   // An adapter-driven variant (redis-py) runs this program instead of its
-  // own adapter (--adapter): to try an adapter for another library.
+  // own adapter (--adapter): to try an adapter for another library. Other
+  // variants ignore it.
   std::string adapter;
 };
 

@@ -64,6 +64,7 @@ AdapterLock::AdapterLock(RealWorld& world, int process, std::string client,
   try {
     adapter_ = AdapterProcess::Start(argv, script);
   } catch (const InputError& e) {
+    if (!program_override.empty()) throw InputError(std::string("--adapter: ") + e.what());
     throw InputError(std::string(e.what()) + ": the " + library_ + " adapter needs it (" +
                      std::string(program.install_hint) + ")");
   }
@@ -226,10 +227,10 @@ void AdapterLock::ArmBound(int64_t id, const std::string& what, Nanos bound,
       ArmBound(id, what, stopped, adapter_->StoppedFor());
       return;
     }
-    throw HarnessError(Describe("did not answer " + what + " in time (" +
-                                FormatDuration(bound) + " after it was due, not counting pauses; "
-                                "a library blocked on a Redis node that does not answer "
-                                "waits for ever without a socket timeout)"));
+    throw HarnessError(Describe("did not answer " + what + " within " + FormatDuration(bound) +
+                                " (time stopped by a pause not counted; a library blocked on "
+                                "a Redis node that does not answer waits for ever without a "
+                                "socket timeout)"));
   });
 }
 

@@ -42,11 +42,11 @@ void AdapterProcess::RemoveStaleFolders() {
 std::unique_ptr<AdapterProcess> AdapterProcess::Start(const std::vector<std::string>& argv,
                                                       const std::string& must_exist) {
   if (argv.empty() || access(argv[0].c_str(), X_OK) != 0) {
-    throw InputError("adapter: \"" + (argv.empty() ? std::string() : argv[0]) +
+    throw InputError("\"" + (argv.empty() ? std::string() : argv[0]) +
                      "\" not found or not executable");
   }
   if (!must_exist.empty() && access(must_exist.c_str(), R_OK) != 0) {
-    throw InputError("adapter: \"" + must_exist + "\" not found");
+    throw InputError("\"" + must_exist + "\" not found");
   }
   RemoveStaleFolders();
   std::unique_ptr<AdapterProcess> a(new AdapterProcess());
