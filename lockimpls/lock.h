@@ -81,6 +81,19 @@ class Lock {
   virtual std::optional<int64_t> FencingToken(const Env& thread) const { return std::nullopt; }
 };
 
+// A variant that is not ours: a third-party lock client (a library in
+// another language) run as its own OS process, one per client process, and
+// driven through the adapter protocol (docs/adapters.md: JSON lines over its
+// stdin and stdout). It talks to the real redis-server itself, so it runs on
+// --backend real only.
+struct AdapterProgram {
+  std::string_view library;      // what it drives: "redis-py"
+  std::string_view interpreter;  // an absolute path ("/usr/bin/python3"), or empty
+  std::vector<std::string_view> interpreter_args;  // before the script ("-I")
+  std::string_view script;       // the adapter, relative to the source tree
+  std::string_view install_hint;  // how to get the library, for messages
+};
+
 struct AlgorithmInfo {
   std::string_view id;
   std::string_view summary;  // acquire / release in one line
@@ -96,7 +109,12 @@ struct AlgorithmInfo {
   // compress their TTL below kMinWholeSecondsTtl, where rounding to the
   // second would change the story.
   Nanos resolution = std::chrono::milliseconds(1);
+  // Set (and `make` null) for a third-party client driven through an
+  // adapter; the runner builds its Lock (sim/real/adapter_lock.h).
+  const AdapterProgram* adapter = nullptr;
   bool is_limiter() const { return make_limiter != nullptr; }
+  // Runs on --backend real only (a third-party client process).
+  bool real_only() const { return adapter != nullptr; }
 };
 
 // Every variant, in catalogue order.

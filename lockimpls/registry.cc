@@ -9,6 +9,7 @@
 #include "lockimpls/registry/registry.h"
 #include "lockimpls/rate_limit/rate_limit.h"
 #include "lockimpls/redlock/redlock.h"
+#include "lockimpls/redis_py/redis_py.h"
 #include "lockimpls/set_nx_px/set_nx_px.h"
 #include "lockimpls/set_nx_px_del/set_nx_px_del.h"
 #include "lockimpls/setnx_expire/setnx_expire.h"
@@ -151,6 +152,15 @@ const std::vector<AlgorithmInfo>& Algorithms() {
        "whose clock jumps (F9) lets a second majority form; a pause after the validity "
        "check (F10) still yields two owners",
        RedlockDefaults(), &Make<RedlockLock>},
+      {"redis-py",
+       "redis-py's own Lock in a python3 process, driven through the adapter protocol: "
+       "SET key token NX PX timeout every `sleep`; release by a token-checked Lua script",
+       "redis-py 4.3.4 redis/lock.py (Debian python3-redis); --backend real only",
+       "a fixed timeout and no watchdog: a holder stopped (SIGSTOP) longer than the timeout "
+       "loses the lock and keeps working (F1); the release raises LockNotOwnedError, it does "
+       "not delete the other's lock",
+       Defaults(seconds(10), milliseconds(100), seconds(10)), nullptr, nullptr,
+       milliseconds(1), &kRedisPyAdapter},
       {"rate-limit-lua",
        "access limiter: one EVAL of INCR + (first request) EXPIRE window; refuse above limit",
        "seed 002 §2 (IP访问次数限制)",

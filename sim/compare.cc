@@ -5,6 +5,7 @@
 #include "lockimpls/lock.h"
 #include "sim/errors.h"
 #include "sim/nemesis.h"
+#include "sim/real/adapter_lock.h"
 #include "sim/scenario_files.h"
 
 namespace locksim {
@@ -38,8 +39,14 @@ std::vector<std::string> ResolveAlgorithms(const std::vector<std::string>& reque
 // Why `backend` cannot run a cell of `effective` (the scenario as the cell
 // runs it), or "" when it can: a fault it cannot carry out yet (a node crash
 // on --backend real) makes the cell not applicable instead of stopping the
-// whole comparison. The same rules RunScenario applies (sim/runner.cc).
-std::string Unsupported(const Scenario& effective, Backend backend) {
+// whole comparison; so does an adapter-driven variant (redis-py) on the
+// virtual backend. The same rules RunScenario applies (sim/runner.cc).
+std::string Unsupported(const Scenario& effective, const AlgorithmInfo& algo, Backend backend) {
+  if (algo.real_only()) {
+    // A third-party client in its own process (redis-py): real servers only.
+    const std::string why = AdapterUnsupported(algo, effective, backend == Backend::kReal);
+    if (!why.empty()) return "not on --backend " + std::string(BackendName(backend)) + ": " + why;
+  }
   try {
     Nemesis::CheckSupported(effective.faults, backend == Backend::kVirtual,
                             effective.NodeNames(), effective.file);
@@ -110,9 +117,10 @@ CompareResult RunCompare(const CompareOptions& options, const CompareProgress& p
                                         : "a rate limiter on a lock scenario";
       } else if (auto it = s.expect.find(algo);
                  it != s.expect.end() && it->second.algorithm == algo) {
-        cell.skipped = Unsupported(ForExpectation(s, it->second), options.run.backend);
+        cell.skipped =
+            Unsupported(ForExpectation(s, it->second), *FindAlgorithm(algo), options.run.backend);
       } else {
-        cell.skipped = Unsupported(s, options.run.backend);
+        cell.skipped = Unsupported(s, *FindAlgorithm(algo), options.run.backend);
       }
       result.cells.push_back(std::move(cell));
     }

@@ -1,5 +1,7 @@
 #include "sim/nemesis.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -137,6 +139,10 @@ void Nemesis::Record(OpF f, const std::string& value, int subject_process) {
                     subject_process >= 0 ? rt_.MainActor(subject_process) : -1);
 }
 
+void Nemesis::SignalProcess(int process, int signo) {
+  if (hooks_.signal_process) hooks_.signal_process(process, signo);
+}
+
 void Nemesis::Fire(size_t i) {
   if (fired_[i]) return;
   fired_[i] = true;
@@ -176,11 +182,12 @@ void Nemesis::Fire(size_t i) {
         world->PauseNode(node, end);
       } else {
         rt_.Pause(p, end);
-        if (hooks_.on_pause) hooks_.on_pause(p, true);
+        SignalProcess(p, SIGSTOP);
       }
       rt_.AtFirst(end, rt_.nemesis(), [this, p, client = node < 0, name = f.process] {
-        if (client && hooks_.on_pause) hooks_.on_pause(p, false);
         Record(OpF::kResume, name, p);
+        // Under a longer pause that began meanwhile, it stays stopped.
+        if (client && !rt_.IsPaused(p)) SignalProcess(p, SIGCONT);
       });
       break;
     }
@@ -193,6 +200,7 @@ void Nemesis::Fire(size_t i) {
         if (rt_.IsCrashed(p)) break;
         Record(OpF::kCrash, f.process, p);
         rt_.Crash(p);
+        SignalProcess(p, SIGKILL);
       }
       if (f.restart_after) {
         rt_.At(rt_.Now() + *f.restart_after, rt_.nemesis(),

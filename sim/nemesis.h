@@ -24,10 +24,10 @@ class Nemesis {
     // Starts a restarted client process again (a new incarnation).
     std::function<void(const std::string& client)> restart_client;
     Cluster* cluster = nullptr;  // node and link faults
-    // A client process was stopped (true) or continued (false) by a pause:
-    // for a client that is a process of its own (an adapter), SIGSTOP and
-    // SIGCONT. May be empty.
-    std::function<void(int process, bool stopped)> on_pause;
+    // A client process that is an OS process of its own (an adapter-driven
+    // client) gets the signal a fault means: SIGSTOP when a pause starts,
+    // SIGCONT when it ends, SIGKILL at a crash. May be empty.
+    std::function<void(int process, int signo)> signal_process;
     std::string lock_key;           // the default key of `expire`
   };
 
@@ -49,6 +49,7 @@ class Nemesis {
   void Fire(size_t i);
   void Record(OpF f, const std::string& value, int subject_process = -1);
   int NodeOf(const std::string& name) const;  // physical node, -1 if a client
+  void SignalProcess(int process, int signo);
 
   Runtime& rt_;
   std::vector<FaultSpec> faults_;

@@ -7,6 +7,7 @@
 #include "sim/errors.h"
 #include "sim/nemesis.h"
 #include "sim/process_env.h"
+#include "sim/real/adapter_lock.h"
 #include "sim/real/interrupt.h"
 #include "sim/real/real_world.h"
 #include "sim/real/redis_server.h"
@@ -109,6 +110,10 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
   const Scenario& s = result.scenario;
   Nemesis::CheckSupported(s.faults, options.backend == Backend::kVirtual, s.NodeNames(),
                           input.file);
+  if (algo->real_only()) {
+    const std::string why = AdapterUnsupported(*algo, s, options.backend == Backend::kReal);
+    if (!why.empty()) throw InputError(why);
+  }
   const LockConfig lock_config = Resolve(s.lock, algo->defaults);
   if (lock_config.ttl < std::chrono::milliseconds(1)) {
     throw InputError(std::string(options.time_scale ? "--time-scale" : input.file + ": $.real_time_scale") +
@@ -131,6 +136,8 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
       : s.redis.persistence == "aof-everysec" ? Persistence::kAofEverySec
       : s.redis.persistence == "rdb"          ? Persistence::kRdb
                                               : Persistence::kNone;
+  RealWorld* real_world_ptr = nullptr;
+  std::map<int, AdapterLock*> adapter_of;  // client process -> its adapter, if any
   if (options.backend == Backend::kVirtual) {
     VirtualWorld::Options v;
     v.seed = result.seed;
@@ -156,6 +163,7 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
     auto real_world = std::make_unique<RealWorld>(real);
     real_world->WatchKeys({lock_config.key});
     world = std::move(real_world);
+    real_world_ptr = static_cast<RealWorld*>(world.get());
   }
   world->SetReplayHint("locksim run " + input.file + " --algorithm " + result.algorithm +
                        " --seed " + std::to_string(result.seed) + " --backend " +
@@ -194,7 +202,14 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
       }
       return;
     }
-    locks.push_back(algo->make(main_thread, lock_config));
+    if (algo->adapter != nullptr) {
+      auto lock = std::make_unique<AdapterLock>(*real_world_ptr, p, c.name, *algo->adapter,
+                                                lock_config, options.adapter);
+      adapter_of[p] = lock.get();
+      locks.push_back(std::move(lock));
+    } else {
+      locks.push_back(algo->make(main_thread, lock_config));
+    }
     for (ProcessEnv* t : threads) {
       world->Spawn(p, at,
                    RunClient(*world, *t, *locks.back(), c, lock_config.key, s.workload, resource));
@@ -212,6 +227,12 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
     start_client(c, c.start);
   }
   Cluster* cluster = dynamic_cast<Cluster*>(world.get());
+  if (!adapter_of.empty()) {
+    // The adapters start in parallel; the scenario's clock starts once
+    // all of them are ready.
+    for (auto& [p, adapter] : adapter_of) adapter->AwaitHello();
+    real_world_ptr->RestartClock();
+  }
   Nemesis::Hooks hooks;
   hooks.process_of = [&](const std::string& name) {
     auto it = process_of.find(name);
@@ -227,6 +248,9 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
     }
   };
   hooks.cluster = cluster;
+  hooks.signal_process = [&](int p, int signo) {
+    if (auto it = adapter_of.find(p); it != adapter_of.end()) it->second->Signal(signo);
+  };
   hooks.lock_key = lock_config.key;
   Nemesis nemesis(*world, s.faults, hooks);
   nemesis.Start();

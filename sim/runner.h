@@ -27,6 +27,10 @@ struct RunOptions {
   std::optional<uint64_t> seed;             // empty: the scenario's own
   std::optional<TimeScale> time_scale;      // empty: 1 virtual, scenario's real
   std::string redis_server = "redis-server";  // binary for the real backend
+  // An adapter-driven variant (redis-py) runs this program instead of its
+  // own adapter (--adapter): to try an adapter for another library. Other
+  // variants ignore it.
+  std::string adapter;
 };
 
 struct RunResult {

@@ -148,6 +148,8 @@ class Runtime {
   // world waits for the clock or for I/O, which may schedule events and
   // return early. Must leave now_ <= t only if events were scheduled.
   virtual void AdvanceTo(Nanos t) = 0;
+  // The unix time true time 0 maps to (a real world restarting its clock).
+  void SetUnixStart(Nanos unix_start) { unix_start_ = unix_start; }
 
   Nanos now_{0};
 

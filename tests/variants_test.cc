@@ -15,7 +15,7 @@ namespace {
 std::vector<std::string> Ids() {
   std::vector<std::string> ids;
   for (const AlgorithmInfo& a : Algorithms()) {
-    if (!a.is_limiter()) ids.emplace_back(a.id);
+    if (!a.is_limiter() && !a.real_only()) ids.emplace_back(a.id);  // redis-py: real only
   }
   return ids;
 }

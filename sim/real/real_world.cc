@@ -237,6 +237,23 @@ void RealWorld::Send(int client, int actor, int node, Command cmd,
   }
 }
 
+RealWorld::Address RealWorld::NodeAddress(int process, int node) {
+  // The group's master now, through the client's own proxy link.
+  return Address{"127.0.0.1", PortFor(process, MasterOf(node))};
+}
+
+void RealWorld::WatchFd(int fd, std::function<void()> readable) {
+  watched_fds_[fd] = std::move(readable);
+}
+
+void RealWorld::UnwatchFd(int fd) { watched_fds_.erase(fd); }
+
+void RealWorld::RestartClock() {
+  if (now_ != Nanos{0}) InvariantBroken("RealWorld::RestartClock after the run started");
+  start_ = std::chrono::steady_clock::now();
+  SetUnixStart(WallClock());
+}
+
 void RealWorld::AdvanceTo(Nanos t) {
   for (;;) {
     now_ = Elapsed();
@@ -251,10 +268,18 @@ void RealWorld::AdvanceTo(Nanos t) {
     };
     for (auto& [key, conn] : conns_) add(conn.get());
     for (auto& [key, conn] : observers_) add(conn.get());
+    const size_t redis_fds = fds.size();
+    for (const auto& [fd, readable] : watched_fds_) fds.push_back(pollfd{fd, POLLIN, 0});
     const int n = InterruptGuard::Poll(fds.data(), fds.size(), t - now_);
     now_ = Elapsed();
     if (n <= 0) continue;  // timeout (or EINTR): loop re-checks the clock
-    for (size_t i = 0; i < fds.size(); ++i) {
+    for (size_t i = redis_fds; i < fds.size(); ++i) {
+      auto it = watched_fds_.find(fds[i].fd);
+      if (fds[i].revents == 0 || it == watched_fds_.end()) continue;
+      std::function<void()> readable = it->second;  // a copy: it may unwatch itself
+      readable();
+    }
+    for (size_t i = 0; i < redis_fds; ++i) {
       Conn* c = owners[i];
       if (fds[i].revents == 0 || c->ac == nullptr) continue;
       if (fds[i].revents & (POLLIN | POLLERR | POLLHUP)) redisAsyncHandleRead(c->ac);

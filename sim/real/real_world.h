@@ -16,6 +16,7 @@
 
 #include <chrono>
 #include <map>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,6 +86,28 @@ class RealWorld : public Runtime, public Cluster {
   // that node was in flight (by the value it wrote, when several were).
   void WatchKeys(std::vector<std::string> keys);
   RedisServer& server(int physical) { return *nodes_[physical].server; }
+
+  // Where client `process` reaches node `node`: what a third-party client
+  // (an adapter) is told to connect to. Always ask here, never use a port
+  // directly: a node's address may differ per client (a proxy in between).
+  struct Address {
+    std::string host;
+    int port = 0;
+  };
+  Address NodeAddress(int process, int node);
+
+  // Other descriptors the poll loop serves besides the Redis connections
+  // (an adapter's stdout): `readable` runs from AdvanceTo when `fd` is
+  // readable or closed, and may schedule events for now (At(Now(), ...)),
+  // call UnwatchFd, or throw to end the run.
+  void WatchFd(int fd, std::function<void()> readable);
+  void UnwatchFd(int fd);
+
+  // Starts true time (and the unix time it maps to) again from now.
+  // REQUIRES: nothing has run yet. For set-up that takes real time before
+  // the run (adapter processes starting), so that it does not eat into the
+  // scenario's first seconds.
+  void RestartClock();
 
  protected:
   void AdvanceTo(Nanos t) override;
@@ -166,6 +189,7 @@ class RealWorld : public Runtime, public Cluster {
   std::map<std::pair<int, std::string>, std::pair<std::string, int64_t>> observed_;
   std::map<uint64_t, Flight> flights_;
   uint64_t next_flight_ = 0;
+  std::map<int, std::function<void()>> watched_fds_;  // fd -> readable
 };
 
 }  // namespace locksim

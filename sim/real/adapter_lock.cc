@@ -1,0 +1,289 @@
+#include "sim/real/adapter_lock.h"
+
+#include <signal.h>
+
+#include <algorithm>
+
+#include "sim/errors.h"
+
+namespace locksim {
+namespace {
+
+int64_t ToMs(Nanos d) { return duration_cast<std::chrono::milliseconds>(d).count(); }
+
+// A line quoted in a message: at most 200 bytes of it.
+std::string Quote(const std::string& line) {
+  return "\"" + (line.size() > 200 ? line.substr(0, 200) + "..." : line) + "\"";
+}
+
+// The field a reply to `op` must carry, as a boolean.
+const char* ResultField(const std::string& op) {
+  if (op == "acquire") return "acquired";
+  if (op == "release") return "released";
+  if (op == "extend") return "extended";
+  return nullptr;
+}
+
+}  // namespace
+
+std::string AdapterUnsupported(const AlgorithmInfo& algo, const Scenario& scenario,
+                               bool real_backend) {
+  const std::string library(algo.adapter->library);
+  if (!real_backend) {
+    return std::string(algo.id) + " drives " + library +
+           " in a process of its own, which talks to a real redis-server: needs --backend real";
+  }
+  for (size_t i = 0; i < scenario.clients.size(); ++i) {
+    if (scenario.clients[i].threads != 1) {
+      return scenario.file + ": $.clients[" + std::to_string(i) + "].threads: " +
+             std::string(algo.id) + " (an adapter-driven client) runs one thread per client";
+    }
+  }
+  return "";
+}
+
+AdapterLock::AdapterLock(RealWorld& world, int process, std::string client,
+                         const AdapterProgram& program, const LockConfig& config,
+                         const std::string& program_override)
+    : world_(world),
+      process_(process),
+      incarnation_(world.Incarnation(process)),
+      client_(std::move(client)),
+      library_(program.library),
+      config_(config) {
+  std::vector<std::string> argv;
+  std::string script;
+  if (!program_override.empty()) {
+    argv.push_back(program_override);
+  } else {
+    script = std::string(LOCKSIM_SOURCE_DIR) + "/" + std::string(program.script);
+    if (!program.interpreter.empty()) argv.emplace_back(program.interpreter);
+    for (std::string_view a : program.interpreter_args) argv.emplace_back(a);
+    argv.push_back(script);
+  }
+  try {
+    adapter_ = AdapterProcess::Start(argv, script);
+  } catch (const InputError& e) {
+    if (!program_override.empty()) throw InputError(std::string("--adapter: ") + e.what());
+    throw InputError(std::string(e.what()) + ": the " + library_ + " adapter needs it (" +
+                     std::string(program.install_hint) + ")");
+  }
+  nlohmann::ordered_json hello;
+  hello["op"] = "hello";
+  hello["client"] = client_;
+  nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
+  for (int n = 0; n < world_.NodeCount(); ++n) {
+    const RealWorld::Address a = world_.NodeAddress(process_, n);
+    nodes.push_back({{"host", a.host}, {"port", a.port}});
+  }
+  hello["nodes"] = nodes;
+  hello["key"] = config_.key;
+  hello["ttl_ms"] = ToMs(config_.ttl);
+  hello["acquire_timeout_ms"] = ToMs(config_.acquire_timeout);
+  hello["retry_delay_ms"] = ToMs(config_.retry_delay);
+  expected_.push_back(Expected{0, "hello"});
+  if (!adapter_->Send(hello.dump())) {
+    adapter_->Keep();
+    throw HarnessError(Describe("could not be sent hello (" + adapter_->ExitStatus() + ")"));
+  }
+  world_.WatchFd(adapter_->fd(), [this] { OnReadable(); });
+  // Started during the run (a restarted client): the hello must be
+  // answered in time too.
+  ArmBound(0, "hello", kHelloTimeout, adapter_->StoppedFor());
+}
+
+AdapterLock::~AdapterLock() {
+  if (dead_ || adapter_ == nullptr) return;
+  // A polite end: bye, and a moment to exit; the process object kills it
+  // if it has not.
+  adapter_->Signal(SIGCONT);
+  if (adapter_->Send(R"({"op":"bye"})")) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+    bool eof = false;
+    while (!eof && std::chrono::steady_clock::now() < deadline) {
+      adapter_->ReadLine(std::chrono::milliseconds(100), &eof);
+    }
+  }
+}
+
+std::string AdapterLock::Describe(const std::string& what) {
+  adapter_->Keep();  // the message points to its stderr
+  std::string s = "the " + library_ + " adapter of client " + client_ + " (" +
+                  adapter_->command() + ", pid " + std::to_string(adapter_->pid()) + ") " + what;
+  const std::string tail = adapter_->StderrTail();
+  s += "; its stderr (" + adapter_->stderr_path() + ")";
+  s += tail.empty() ? " is empty" : ":\n" + tail;
+  return s;
+}
+
+void AdapterLock::FailSoon(const std::string& what) {
+  const std::string message = Describe(what);
+  world_.At(world_.Now(), world_.nemesis(), [message] { throw HarnessError(message); });
+}
+
+void AdapterLock::AwaitHello() {
+  if (expected_.empty() || expected_.front().id != 0) return;
+  bool eof = false;
+  std::optional<std::string> line = adapter_->ReadLine(kHelloTimeout, &eof);
+  if (!line) {
+    world_.UnwatchFd(adapter_->fd());
+    throw HarnessError(Describe(eof ? "exited before answering hello (" +
+                                          adapter_->ExitStatus() + ")"
+                                    : "did not answer hello within " +
+                                          FormatDuration(kHelloTimeout)));
+  }
+  nlohmann::json reply = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
+  if (!reply.is_object()) {
+    throw HarnessError(Describe("answered hello with a line that is not a JSON object: " +
+                                Quote(*line)));
+  }
+  if (reply.value("ok", false) != true && reply.contains("error")) {
+    // The adapter runs but cannot do its job here: its library is missing
+    // or too old. Like a missing redis-server, that is the user's to fix.
+    adapter_->Keep();
+    throw InputError("the " + library_ + " adapter of client " + client_ +
+                     " cannot start: " + reply["error"].dump());
+  }
+  if (std::string why = CheckHello(reply); !why.empty()) throw HarnessError(Describe(why));
+  expected_.pop_front();
+}
+
+std::string AdapterLock::CheckHello(const nlohmann::json& reply) {
+  if (!reply.contains("ok") || !reply["ok"].is_boolean()) {
+    return "answered hello without \"ok\": " + reply.dump();
+  }
+  if (!reply["ok"].get<bool>()) return "refused hello: " + reply.dump();
+  if (reply.contains("library") && reply["library"].is_string()) {
+    library_ = reply["library"].get<std::string>();
+  }
+  return "";
+}
+
+void AdapterLock::OnReadable() {
+  std::vector<std::string> lines;
+  const bool open = adapter_->Receive(&lines);
+  for (const std::string& line : lines) HandleLine(line);
+  if (!open) {
+    world_.UnwatchFd(adapter_->fd());
+    const std::string status = adapter_->ExitStatus();
+    throw HarnessError(Describe("closed its stdout" + (status.empty() ? "" : " (" + status + ")") +
+                                (expected_.empty() ? "" : " before answering its " +
+                                                              expected_.front().op)));
+  }
+}
+
+void AdapterLock::HandleLine(const std::string& line) {
+  nlohmann::json reply = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!reply.is_object()) {
+    throw HarnessError(Describe("sent a line that is not a JSON object: " + Quote(line)));
+  }
+  if (expected_.empty()) {
+    throw HarnessError(Describe("sent a reply to no request: " + Quote(line)));
+  }
+  const Expected x = expected_.front();
+  if (x.id == 0) {
+    if (std::string why = CheckHello(reply); !why.empty()) throw HarnessError(Describe(why));
+    expected_.pop_front();
+    return;
+  }
+  if (!reply.contains("id") || reply["id"] != x.id) {
+    throw HarnessError(Describe("answered " + Quote(line) + " when the reply to request " +
+                                std::to_string(x.id) + " (" + x.op + ") was due"));
+  }
+  if (!reply.contains("ok") || !reply["ok"].is_boolean()) {
+    throw HarnessError(Describe("answered request " + std::to_string(x.id) + " (" + x.op +
+                                ") without \"ok\": " + Quote(line)));
+  }
+  if (!reply["ok"].get<bool>()) {
+    throw HarnessError(Describe("could not carry out request " + std::to_string(x.id) + " (" +
+                                x.op + "): " + Quote(line)));
+  }
+  const char* field = ResultField(x.op);
+  if (field != nullptr && (!reply.contains(field) || !reply[field].is_boolean())) {
+    throw HarnessError(Describe("answered request " + std::to_string(x.id) + " (" + x.op +
+                                ") without a boolean \"" + field + "\": " + Quote(line)));
+  }
+  expected_.pop_front();
+  // The reply reaches the client when its process runs: after a pause.
+  world_.At(
+      world_.Now(), process_,
+      [this, id = x.id, reply = std::move(reply)] {
+        replies_[id] = reply;
+        replied_.NotifyAll();
+      },
+      incarnation_);
+}
+
+void AdapterLock::ArmBound(int64_t id, const std::string& what, Nanos bound,
+                           Nanos stopped_before) {
+  world_.At(world_.Now() + bound, world_.nemesis(), [this, id, what, bound, stopped_before] {
+    if (dead_) return;
+    const bool waiting = std::any_of(expected_.begin(), expected_.end(),
+                                     [id](const Expected& x) { return x.id == id; });
+    if (!waiting) return;
+    // Time the adapter spent stopped (a pause) does not count.
+    const Nanos stopped = adapter_->StoppedFor() - stopped_before;
+    if (stopped > Nanos{0}) {
+      ArmBound(id, what, stopped, adapter_->StoppedFor());
+      return;
+    }
+    throw HarnessError(Describe("did not answer " + what + " within " + FormatDuration(bound) +
+                                " (time stopped by a pause not counted; a library blocked on "
+                                "a Redis node that does not answer waits for ever without a "
+                                "socket timeout)"));
+  });
+}
+
+Task<nlohmann::json> AdapterLock::Request(Env& env, nlohmann::json request, Nanos bound) {
+  const int64_t id = next_id_++;
+  const std::string op = request.value("op", "");
+  request["id"] = id;
+  const std::string line = request.dump();
+  History& h = world_.history();
+  const int actor = world_.MainActor(process_);
+  h.Add(world_.Now(), actor, OpType::kInvoke, OpF::kRedis, "adapter " + line, 0);
+  expected_.push_back(Expected{id, op});
+  if (!adapter_->Send(line)) {
+    FailSoon("could not be sent " + Quote(line) + " (" + adapter_->ExitStatus() + ")");
+  } else {
+    // Queued behind an unanswered hello (a restarted client): its start counts too.
+    const bool after_hello = !expected_.empty() && expected_.front().id == 0;
+    ArmBound(id, "request " + Quote(line),
+             bound + kReplyMargin + (after_hello ? kHelloTimeout : Nanos{0}),
+             adapter_->StoppedFor());
+  }
+  // The bound above ends the run if no reply comes; this wait only needs
+  // to outlast it.
+  while (!replies_.contains(id)) {
+    co_await env.WaitFor(replied_, std::chrono::hours(24));
+  }
+  nlohmann::json reply = std::move(replies_[id]);
+  replies_.erase(id);
+  h.Add(world_.Now(), actor, OpType::kOk, OpF::kRedis, reply.dump(), 0);
+  co_return reply;
+}
+
+Task<bool> AdapterLock::Acquire(Env& env) {
+  nlohmann::json request;
+  request["op"] = "acquire";
+  const nlohmann::json reply = co_await Request(env, std::move(request), config_.acquire_timeout);
+  co_return reply["acquired"].get<bool>();
+}
+
+Task<bool> AdapterLock::Release(Env& env) {
+  nlohmann::json request;
+  request["op"] = "release";
+  const nlohmann::json reply = co_await Request(env, std::move(request), Nanos(0));
+  co_return reply["released"].get<bool>();
+}
+
+void AdapterLock::Signal(int signo) {
+  if (dead_) return;
+  if (signo == SIGKILL) {
+    dead_ = true;
+    world_.UnwatchFd(adapter_->fd());
+  }
+  adapter_->Signal(signo);
+}
+
+}  // namespace locksim
