@@ -15,10 +15,6 @@
 namespace locksim {
 namespace {
 
-Nanos WallClock() {
-  return duration_cast<Nanos>(std::chrono::system_clock::now().time_since_epoch());
-}
-
 bool IsSubscribe(const std::string& name) {
   std::string upper;
   for (char ch : name) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
@@ -37,7 +33,12 @@ struct RealWorld::Pending {
 };
 
 RealWorld::RealWorld(const Options& options)
-    : Runtime(options.seed, WallClock()),
+    // The clients' clocks read the virtual world's calendar (true time 0 is
+    // kVirtualEpoch), so that what a client schedules by its clock (a
+    // scheduled job's ticks) lines up with the faults as it does there,
+    // instead of with wherever the host's second happened to be. The
+    // servers keep the host's wall clock; nothing compares the two.
+    : Runtime(options.seed, kVirtualEpoch),
       replication_lag_(options.replication_lag),
       proxy_(options.seed) {
   // Servers first (each with a movable clock), masters before their
@@ -251,7 +252,7 @@ void RealWorld::UnwatchFd(int fd) { watched_fds_.erase(fd); }
 void RealWorld::RestartClock() {
   if (now_ != Nanos{0}) InvariantBroken("RealWorld::RestartClock after the run started");
   start_ = std::chrono::steady_clock::now();
-  SetUnixStart(WallClock());
+  SetUnixStart(kVirtualEpoch);
 }
 
 void RealWorld::AdvanceTo(Nanos t) {

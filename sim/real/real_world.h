@@ -1,6 +1,7 @@
 // RealWorld: the backend that talks to real redis-server processes. True
 // time is the host's monotonic clock since the run started; a client's local
-// clock is the host's wall clock plus its offset. Each client process has its
+// clock reads the virtual world's calendar (kVirtualEpoch at true time 0)
+// plus its offset. Each client process has its
 // own hiredis connection to each node, driven asynchronously from one poll()
 // loop, so clients contend for real while lock code stays single-threaded.
 // A reply that arrives while its client is paused waits in the event queue,
