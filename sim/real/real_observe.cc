@@ -43,6 +43,11 @@ std::string Upper(std::string s) {
   return s;
 }
 
+// The value itself from its description ("\"token\"" -> token).
+std::string Unquote(const std::string& v) {
+  return v.size() >= 2 && v.front() == '"' && v.back() == '"' ? v.substr(1, v.size() - 2) : v;
+}
+
 std::string Shorten(const std::string& v) { return v.size() <= 40 ? v : v.substr(0, 37) + "..."; }
 
 // Whether a command named `name` can cause keyspace event `event`.
@@ -206,7 +211,7 @@ void RealWorld::RecordState(const Snapshot& s, const Reply& r) {
   if (first && absent) return;  // nothing to report yet
   int cause = -1;
   if (!s.event.empty() && s.event != "expired" && s.event != "evicted") {
-    cause = Writer(s, absent ? previous : raw, absent);
+    cause = Writer(s, absent ? Unquote(previous) : raw, absent);
   }
   history().Add(now_, MainActor(nodes_[s.physical].process),
                 value_changed ? OpType::kOk : OpType::kInfo, OpF::kState, description, -1, cause);
@@ -217,40 +222,56 @@ void RealWorld::RecordState(const Snapshot& s, const Reply& r) {
 }
 
 int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) const {
-  std::vector<const Flight*> candidates;
-  for (const auto& [id, f] : flights_) {
-    if (f.physical != s.physical || f.cmd.empty() || f.sent > s.at) continue;
-    if (f.replied >= Nanos{0} && s.at - f.replied > kRecentReply) continue;
-    if (!CanCause(Upper(f.cmd[0]), s.event)) continue;
-    candidates.push_back(&f);
-  }
-  if (candidates.empty()) return -1;
+  // A token, or (hash values are "field\n"...) any field among the args.
   auto holds = [&](const Flight* f, const std::string& text) {
     if (text.empty()) return false;
     for (size_t i = 1; i < f->cmd.size(); ++i) {
       const std::string& a = f->cmd[i];
-      // A token, or (hash values are "field\n"...) any field among the args.
       if (a == text || (a.size() >= 8 && text.find(a + "\n") != std::string::npos)) return true;
     }
     return false;
   };
-  std::vector<const Flight*> best;
-  const std::string unquoted =
-      absent && value.size() >= 2 && value.front() == '"' ? value.substr(1, value.size() - 2) : value;
-  for (const Flight* f : candidates) {
-    if (holds(f, unquoted)) best.push_back(f);
+  auto earliest = [](const std::vector<const Flight*>& pool) {
+    return (*std::min_element(pool.begin(), pool.end(), [](const Flight* a, const Flight* b) {
+             return a->sent < b->sent;
+           }))->actor;
+  };
+  std::vector<const Flight*> recent;
+  for (const auto& [id, f] : flights_) {
+    if (f.physical != s.physical || f.cmd.empty() || f.sent > s.at + kRecentReply) continue;
+    if (f.replied >= Nanos{0} && s.at - f.replied > kRecentReply) continue;
+    recent.push_back(&f);
   }
-  if (best.empty() && absent) {
-    for (const Flight* f : candidates) {
-      const std::string name = Upper(f->cmd[0]);
-      if (name == "DEL" || name == "UNLINK" || name == "GETDEL") best.push_back(f);
+  // The reading may already show a later change than the event's (a
+  // release, then the next holder's SET): a value is put down to the client
+  // that sent it, whatever the event was.
+  if (!absent) {
+    std::vector<const Flight*> wrote;
+    for (const Flight* f : recent) {
+      if (holds(f, value)) wrote.push_back(f);
     }
+    if (!wrote.empty()) return earliest(wrote);
   }
-  const std::vector<const Flight*>& pool = best.empty() ? candidates : best;
-  const Flight* first = *std::min_element(pool.begin(), pool.end(), [](const Flight* a, const Flight* b) {
-    return a->sent < b->sent;
-  });
-  return first->actor;
+  std::vector<const Flight*> candidates;
+  for (const Flight* f : recent) {
+    if (f->sent <= s.at && CanCause(Upper(f->cmd[0]), s.event)) candidates.push_back(f);
+  }
+  if (candidates.empty()) return -1;
+  if (absent) {
+    // A compare-and-delete names the value it deletes; a plain DEL does not.
+    std::vector<const Flight*> best;
+    for (const Flight* f : candidates) {
+      if (holds(f, value)) best.push_back(f);
+    }
+    if (best.empty()) {
+      for (const Flight* f : candidates) {
+        const std::string name = Upper(f->cmd[0]);
+        if (name == "DEL" || name == "UNLINK" || name == "GETDEL") best.push_back(f);
+      }
+    }
+    if (!best.empty()) return earliest(best);
+  }
+  return earliest(candidates);
 }
 
 }  // namespace locksim
