@@ -1,12 +1,13 @@
 # locksim: two commands on a fresh Debian 12 machine.
 #   make demo   installs what is missing, builds, runs the bundled scenarios
 #   make test   installs what is missing, builds, runs every test (ctest)
+#   make bench  the benchmarks of issue 9 and their goals (not run by CI)
 BUILD ?= build
 JOBS ?= 2
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-long test-asan clean
+.PHONY: all deps build demo test test-long test-asan bench clean
 
 all: build
 
@@ -43,6 +44,14 @@ test-long: build
 test-asan:
 	@$(MAKE) --no-print-directory test BUILD=build-asan BUILD_TYPE=RelWithDebInfo \
 	  CMAKE_FLAGS=-DLOCKSIM_SANITIZE=ON
+
+# Benchmarks (bench/): micro-benchmarks, then the driver that measures the
+# peer (its own redis-server under redis-benchmark) in the same run, prints
+# the table of goals and writes bench/results/<date>.json. Not part of
+# `make test` or CI.
+bench: build
+	@cmake --build $(BUILD) -j$(JOBS) --target locksim_micro locksim_bench -- --no-print-directory
+	@$(BUILD)/bench/locksim_bench
 
 clean:
 	rm -rf build build-asan
