@@ -64,11 +64,15 @@ const VirtualRedis::CommandSpec* VirtualRedis::Lookup(std::string_view name) {
       {"evalsha_ro", -3, kNoScript | kStale | kReadOnly, &VirtualRedis::EvalShaRoCommand},
       {"script", -2, kNoScript, &VirtualRedis::ScriptCommand},
   };
+  // ASCII case folding inline (what tolower() does in the C locale): this
+  // runs for every command and every redis.call, and a libc call per
+  // character showed in the profile.
   for (const CommandSpec& spec : kCommands) {
     if (spec.name.size() != name.size()) continue;
     bool same = true;
     for (size_t i = 0; i < name.size() && same; ++i) {
-      same = std::tolower(static_cast<unsigned char>(name[i])) == spec.name[i];
+      const char c = name[i];
+      same = (c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) == spec.name[i];
     }
     if (same) return &spec;
   }

@@ -715,7 +715,14 @@ void LuaScripting::Init() {
 // ---------------------------------------------------------------------------
 
 bool LuaScripting::CreateFunction(const std::string& body, std::string* sha, Reply* error) {
-  *sha = Sha1Hex(body);
+  auto memo = sha_memo_.find(body);
+  if (memo != sha_memo_.end()) {
+    *sha = memo->second;
+  } else {
+    *sha = Sha1Hex(body);
+    if (sha_memo_.size() >= kShaMemoMax) sha_memo_.clear();
+    sha_memo_.emplace(body, *sha);
+  }
   if (scripts_.count(*sha) != 0) return true;
 
   // evalExtractShebangFlags(): "#!lua [flags=a,b]" on the first line.
@@ -776,8 +783,10 @@ bool LuaScripting::CreateFunction(const std::string& body, std::string* sha, Rep
     lua_pop(L_, 1);
     return false;
   }
+  lua_pushvalue(L_, -1);
+  const int ref = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_setfield(L_, LUA_REGISTRYINDEX, ("f_" + *sha).c_str());
-  scripts_[*sha] = CachedScript{body, flags};
+  scripts_[*sha] = CachedScript{body, flags, ref};
   return true;
 }
 
@@ -806,7 +815,8 @@ Reply LuaScripting::Eval(const Command& argv, bool by_sha, bool read_only) {
     Reply error;
     if (!CreateFunction(argv[1], &sha, &error)) return error;
   }
-  const unsigned flags = scripts_[sha].flags;
+  const CachedScript& script = scripts_.find(sha)->second;
+  const unsigned flags = script.flags;
 
   // scriptPrepareForRun(): a script declaring its flags (a shebang) may
   // write unless it says no-writes; such a script is refused up front
@@ -824,7 +834,7 @@ Reply LuaScripting::Eval(const Command& argv, bool by_sha, bool read_only) {
   lua_State* L = L_;
   lua_checkstack(L, 8);
   lua_rawgeti(L, LUA_REGISTRYINDEX, handler_ref_);
-  lua_getfield(L, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+  lua_rawgeti(L, LUA_REGISTRYINDEX, script.function_ref);
   // KEYS and ARGV are globals of the run (luaCreateArray, set behind the
   // read-only protection).
   lua_rawgeti(L, LUA_REGISTRYINDEX, globals_ref_);
