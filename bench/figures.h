@@ -8,8 +8,8 @@
 
 namespace locksim::bench {
 
-// Wall time of one virtual run of `scenario_path` (the best of `repeats`,
-// the machine being shared), and what it simulated.
+// The CPU time of one virtual run of `scenario_path` (the best of
+// `repeats`, the machine being shared), and what it simulated.
 struct VirtualRunTiming {
   double wall_seconds = 0;
   double simulated_seconds = 0;
@@ -19,7 +19,7 @@ struct VirtualRunTiming {
 VirtualRunTiming TimeVirtualRun(const std::string& scenario_path, int repeats);
 
 // Seeds 1..seeds of `scenario_path`, one after the other on this core: the
-// wall time per seed, and the mean Redis commands per run.
+// CPU time per seed, and the mean Redis commands per run.
 struct SweepTiming {
   double seconds_per_seed = 0;
   double commands_per_seed = 0;
