@@ -1,18 +1,24 @@
 # locksim: two commands on a fresh Debian 12 machine.
-#   make demo   installs what is missing, builds, runs the bundled scenarios
-#   make test   installs what is missing, builds, runs every test (ctest)
+#   make demo   installs what is missing, builds, runs the bundled scenarios,
+#               ends by writing the comparison report and printing its path
+#   make test   installs what is missing (Chromium too, for the report's
+#               end-to-end test), builds, runs every test (ctest)
 #   make bench  the benchmarks of issue 9 and their goals (not run by CI)
 BUILD ?= build
 JOBS ?= 2
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-long test-asan bench clean
+.PHONY: all deps deps-browser build demo test test-long test-asan bench screenshot clean
 
 all: build
 
 deps:
 	@bash .ci/install-deps
+
+# Headless Chromium and a font for the report's end-to-end test (label browser).
+deps-browser:
+	@bash .ci/install-deps --browser
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) >/dev/null
@@ -20,8 +26,8 @@ build: deps
 
 demo: build
 	@echo
-	@echo "== every bundled scenario, every variant it names, on the virtual Redis"
-	@$(BUILD)/locksim check scenarios/
+	@echo "== the scenario library (F1-F15 and the workloads): every expectation, on the virtual Redis"
+	@$(BUILD)/locksim run scenarios/
 	@echo
 	@echo "== one of them in detail: seed 000's 2:15 -> 2:21 story with a plain DEL release"
 	@$(BUILD)/locksim run scenarios/f02-del-frees-other.json --algorithm set-nx-px-del \
@@ -31,9 +37,12 @@ demo: build
 	@echo "== and what it costs: a read-modify-write counter under the same kind of pause"
 	@$(BUILD)/locksim run scenarios/w01-counter-lost-update.json --algorithm set-nx-px; test $$? -eq 1
 	@$(BUILD)/locksim run scenarios/w01-counter-lost-update.json --algorithm fenced; test $$? -eq 1
+	@echo
+	@echo "== every variant against every scenario: the matrix, and the report for a design review"
+	@$(BUILD)/locksim compare --algorithms all --scenarios scenarios/ --out $(BUILD)/report; test $$? -eq 1
 
 # Every test but the long sweeps (ctest label "long"), which `make test-long` runs.
-test: build
+test: deps-browser build
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -LE long
 
 # The long runs (label long): the differential test with 1 000 000 commands.
@@ -52,6 +61,11 @@ test-asan:
 bench: build
 	@cmake --build $(BUILD) -j$(JOBS) --target locksim_micro locksim_bench -- --no-print-directory
 	@$(BUILD)/bench/locksim_bench
+
+# docs/report.png, the README's picture of report.html, drawn by headless
+# Chromium from `locksim compare` over the bundled scenarios.
+screenshot: deps-browser build
+	@bash tests/report_browser_test.sh $(BUILD)/locksim . docs/report.png
 
 clean:
 	rm -rf build build-asan

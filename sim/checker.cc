@@ -14,11 +14,22 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
   std::map<std::pair<int, std::string_view>, size_t> open;
   std::vector<int64_t> last_acquired;  // by process: its last acquire ok, or -1
   for (const Op& op : history.ops()) {
-    if (op.f == OpF::kAcquire && op.type == OpType::kOk) {
-      if (static_cast<size_t>(op.process) >= last_acquired.size()) {
-        last_acquired.resize(static_cast<size_t>(op.process) + 1, -1);
+    if (op.f == OpF::kCrash && op.subject >= 0) {
+      // The crashed process's sections end with it.
+      for (auto it = open.begin(); it != open.end();) {
+        if (history.owner(it->first.first) == op.subject) {
+          out[it->second].end = op.time;
+          out[it->second].exit_index = op.index;
+          out[it->second].crashed = true;
+          it = open.erase(it);
+        } else {
+          ++it;
+        }
       }
-      last_acquired[static_cast<size_t>(op.process)] = op.index;
+    } else if (op.f == OpF::kAcquire && op.type == OpType::kOk) {
+      const size_t p = static_cast<size_t>(op.process);
+      if (p >= last_acquired.size()) last_acquired.resize(p + 1, -1);
+      last_acquired[p] = op.index;
     } else if (op.f == OpF::kCs && op.type == OpType::kInvoke) {
       CriticalSection s;
       s.process = op.process;
@@ -26,9 +37,8 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
       s.start = op.time;
       s.end = end;
       s.enter_index = op.index;
-      s.acquired_index = static_cast<size_t>(op.process) < last_acquired.size()
-                             ? last_acquired[static_cast<size_t>(op.process)]
-                             : -1;
+      const size_t p = static_cast<size_t>(op.process);
+      s.acquired_index = p < last_acquired.size() ? last_acquired[p] : -1;
       open[{op.process, std::string_view(op.value)}] = out.size();
       out.push_back(std::move(s));
     } else if (op.f == OpF::kCs && op.type != OpType::kInvoke) {
@@ -43,35 +53,53 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
   return out;
 }
 
-// What led to a violation: every history index from the first holder's
-// acquisition to the second holder's entry that is a fault, an acquisition,
-// a release, a command sent inside a release, or a critical-section event of
-// either holder. This scans the range, which is cheapest for the usual short
-// one; Explainer below answers long ranges without scanning them.
-std::vector<int64_t> ExplainByScan(const History& history, const CriticalSection& a,
-                                   const CriticalSection& b, int64_t from, int64_t to) {
+bool IsFault(OpF f) {
+  switch (f) {
+    case OpF::kPause:
+    case OpF::kResume:
+    case OpF::kCrash:
+    case OpF::kRestart:
+    case OpF::kClock:
+    case OpF::kExpire:
+    case OpF::kFailover:
+    case OpF::kPartition:
+    case OpF::kHeal:
+    case OpF::kDelay:
+    case OpF::kDrop: return true;
+    default: return false;
+  }
+}
+
+// The ops from index `from` to `to` that explain a violation between the
+// threads `a` and `b`: faults, acquisitions, releases and the commands sent
+// inside them, the commands a and b sent while acquiring, their critical
+// sections, and the lock key's state on each node. This scans the range,
+// which is cheapest for the usual short one; Explainer below gives the same
+// answer for long ranges without scanning them.
+std::vector<int64_t> ExplainByScan(const History& history, int64_t from, int64_t to, int a,
+                                   int b) {
   std::vector<int64_t> out;
-  std::vector<std::pair<int, bool>> releasing;  // process -> inside a release
-  auto inside = [&](int process) -> bool& {
-    for (auto& [p, in] : releasing) {
-      if (p == process) return in;
-    }
-    releasing.emplace_back(process, false);
-    return releasing.back().second;
-  };
-  for (int64_t i = from; i <= to; ++i) {
-    const Op& op = history.ops()[static_cast<size_t>(i)];
-    bool keep = false;
+  std::map<int, bool> releasing;  // thread -> inside a release
+  std::map<int, bool> acquiring;  // thread -> inside an acquire
+  for (int64_t i = std::max<int64_t>(from, 0); i <= to; ++i) {
+    const Op& op = history.ops()[i];
+    bool keep = IsFault(op.f);
     switch (op.f) {
-      case OpF::kPause:
-      case OpF::kResume: keep = true; break;
-      case OpF::kAcquire: keep = op.type == OpType::kOk; break;
+      case OpF::kAcquire:
+        acquiring[op.process] = op.type == OpType::kInvoke;
+        keep = op.type != OpType::kInvoke;
+        break;
       case OpF::kRelease:
-        inside(op.process) = op.type == OpType::kInvoke;
+        releasing[op.process] = op.type == OpType::kInvoke;
         keep = true;
         break;
-      case OpF::kRedis: keep = inside(op.process); break;
-      case OpF::kCs: keep = op.process == a.process || op.process == b.process; break;
+      case OpF::kRedis:
+        keep = releasing[op.process] ||
+               (acquiring[op.process] && (op.process == a || op.process == b));
+        break;
+      case OpF::kCs: keep = op.process == a || op.process == b; break;
+      case OpF::kState:
+      case OpF::kWrite: keep = true; break;
       default: break;
     }
     if (keep) out.push_back(i);
@@ -79,95 +107,203 @@ std::vector<int64_t> ExplainByScan(const History& history, const CriticalSection
   return out;
 }
 
-// The same answer as ExplainByScan, from indices of the history from the first holder's
-// precomputed once, so that each
-// violation costs O(log n + what it lists) instead of a scan of the range
-// (a holder that never leaves overlaps every later section: O(n) scans of
-// O(n) ranges before).
+// ExplainByScan's answer from indices of the history precomputed once, so
+// that a violation costs O(log n + what it lists) instead of a scan of its
+// range (a holder that never leaves overlaps every later section: O(n)
+// scans of O(n) ranges otherwise).
 class Explainer {
  public:
   explicit Explainer(const History& history) {
-    std::vector<int64_t> last_release;  // by process: its last release op, or -1
+    std::vector<int64_t> last_release;  // by thread: its last release op, or -1
+    std::vector<int64_t> last_acquire;  // by thread: its last acquire op, or -1
+    auto at = [](std::vector<int64_t>& v, size_t p) -> int64_t& {
+      if (p >= v.size()) v.resize(p + 1, -1);
+      return v[p];
+    };
     for (const Op& op : history.ops()) {
       const size_t p = static_cast<size_t>(op.process);
       switch (op.f) {
-        case OpF::kPause:
-        case OpF::kResume: always_.push_back(op.index); break;
         case OpF::kAcquire:
-          if (op.type == OpType::kOk) always_.push_back(op.index);
+          if (op.type != OpType::kInvoke) always_.push_back(op.index);
+          if (op.type == OpType::kInvoke) Of(&markers_, p).push_back({op.index, true});
+          at(last_acquire, p) = op.index;
           break;
         case OpF::kRelease:
           always_.push_back(op.index);
-          if (p >= last_release.size()) last_release.resize(p + 1, -1);
-          last_release[p] = op.index;
+          Of(&markers_, p).push_back({op.index, false});
+          at(last_release, p) = op.index;
           break;
-        case OpF::kRedis:
-          // Inside a release when the process's last release op before it
-          // is an invoke; listed only if that invoke is in the range.
-          if (p < last_release.size() && last_release[p] >= 0 &&
-              history.ops()[static_cast<size_t>(last_release[p])].type == OpType::kInvoke) {
-            release_commands_.push_back({op.index, last_release[p]});
+        case OpF::kRedis: {
+          // Inside a release (an acquire) when the thread's last release
+          // (acquire) op before it is an invoke; listed only if that invoke
+          // is in the range, as the scan only knows what it has seen.
+          const int64_t r = at(last_release, p);
+          if (r >= 0 && history.ops()[static_cast<size_t>(r)].type == OpType::kInvoke) {
+            release_commands_.push_back({op.index, r});
+          }
+          const int64_t q = at(last_acquire, p);
+          if (q >= 0 && history.ops()[static_cast<size_t>(q)].type == OpType::kInvoke) {
+            Of(&acquire_commands_, p).push_back({op.index, q});
           }
           break;
-        case OpF::kCs:
-          if (p >= cs_.size()) cs_.resize(p + 1);
-          cs_[p].push_back(op.index);
+        }
+        case OpF::kCs: Of(&cs_, p).push_back(op.index); break;
+        case OpF::kState:
+        case OpF::kWrite: always_.push_back(op.index); break;
+        default:
+          if (IsFault(op.f)) always_.push_back(op.index);
           break;
-        default: break;
       }
     }
   }
 
-  std::vector<int64_t> Explain(const CriticalSection& a, const CriticalSection& b, int64_t from,
-                               int64_t to) const {
+  // The start of a mutual-exclusion violation's story: `from`, or the
+  // first holder's acquire invoke at or before it when no release of that
+  // thread comes between them.
+  int64_t StoryStart(int a, int64_t from) const {
+    if (static_cast<size_t>(a) >= markers_.size()) return from;
+    const std::vector<Marker>& m = markers_[static_cast<size_t>(a)];
+    auto it = std::upper_bound(m.begin(), m.end(), from,
+                               [](int64_t i, const Marker& x) { return i < x.index; });
+    if (it == m.begin()) return from;
+    --it;
+    return it->acquire ? it->index : from;
+  }
+
+  std::vector<int64_t> Explain(int64_t from, int64_t to, int a, int b) const {
     std::vector<int64_t> out;
+    from = std::max<int64_t>(from, 0);
     if (from > to) return out;
-    // Up to four sorted runs, merged in place: linear in what is listed.
-    auto append = [&](const std::vector<int64_t>& sorted) {
+    auto range = [&](const std::vector<int64_t>& sorted) {
       auto lo = std::lower_bound(sorted.begin(), sorted.end(), from);
-      auto hi = std::upper_bound(lo, sorted.end(), to);
-      const size_t mid = out.size();
-      out.insert(out.end(), lo, hi);
-      std::inplace_merge(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(mid), out.end());
+      out.insert(out.end(), lo, std::upper_bound(lo, sorted.end(), to));
     };
-    append(always_);
-    const size_t mid = out.size();
-    auto lo = std::lower_bound(release_commands_.begin(), release_commands_.end(), from,
-                               [](const ReleaseCommand& c, int64_t i) { return c.index < i; });
-    for (auto it = lo; it != release_commands_.end() && it->index <= to; ++it) {
-      if (it->release >= from) out.push_back(it->index);
+    auto commands = [&](const std::vector<Command>& sorted) {
+      auto it = std::lower_bound(sorted.begin(), sorted.end(), from,
+                                 [](const Command& c, int64_t i) { return c.index < i; });
+      for (; it != sorted.end() && it->index <= to; ++it) {
+        if (it->opened >= from) out.push_back(it->index);
+      }
+    };
+    range(always_);
+    commands(release_commands_);
+    for (int p : {a, b}) {
+      if (p < 0 || (p == b && b == a)) continue;
+      const size_t i = static_cast<size_t>(p);
+      if (i < cs_.size()) range(cs_[i]);
+      if (i < acquire_commands_.size()) commands(acquire_commands_[i]);
     }
-    std::inplace_merge(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(mid), out.end());
-    if (static_cast<size_t>(a.process) < cs_.size()) append(cs_[static_cast<size_t>(a.process)]);
-    if (b.process != a.process && static_cast<size_t>(b.process) < cs_.size()) {
-      append(cs_[static_cast<size_t>(b.process)]);
-    }
+    // Disjoint kinds but for a command inside both a release and an
+    // acquire; linear in what is listed, bar the sort.
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;
   }
 
  private:
-  struct ReleaseCommand {
-    int64_t index;    // the redis op
-    int64_t release;  // the release invoke it belongs to
+  struct Command {
+    int64_t index;   // the redis op
+    int64_t opened;  // the release (acquire) invoke it was sent inside
   };
-  std::vector<int64_t> always_;  // faults, acquire oks, release ops
-  std::vector<ReleaseCommand> release_commands_;
-  std::vector<std::vector<int64_t>> cs_;  // by process: its cs ops
+  struct Marker {
+    int64_t index;  // an acquire invoke or a release op of the thread
+    bool acquire;
+  };
+  template <typename T>
+  static std::vector<T>& Of(std::vector<std::vector<T>>* by_thread, size_t p) {
+    if (p >= by_thread->size()) by_thread->resize(p + 1);
+    return (*by_thread)[p];
+  }
+
+  std::vector<int64_t> always_;  // faults, acquire results, release ops, state and write ops
+  std::vector<Command> release_commands_;
+  std::vector<std::vector<Command>> acquire_commands_;  // by thread
+  std::vector<std::vector<int64_t>> cs_;                // by thread: its cs ops
+  std::vector<std::vector<Marker>> markers_;            // by thread
 };
 
-// A range this long is answered from precomputed indices (built once, at
-// the first such range) instead of a scan.
+// A range (or a look back for the story's start) this long is answered
+// from an Explainer, built once at the first one, instead of a scan.
 constexpr int64_t kLongRange = 4096;
+
+std::vector<int64_t> Explain(const History& history, int64_t from, int64_t to, int a, int b,
+                             std::optional<Explainer>* explainer) {
+  if (to - from < kLongRange) return ExplainByScan(history, from, to, a, b);
+  if (!*explainer) explainer->emplace(history);
+  return (*explainer)->Explain(from, to, a, b);
+}
 
 std::vector<int64_t> Explain(const History& history, const CriticalSection& a,
                              const CriticalSection& b, std::optional<Explainer>* explainer) {
-  const int64_t from =
-      std::max<int64_t>(0, std::min(a.acquired_index >= 0 ? a.acquired_index : a.enter_index,
-                                    b.acquired_index >= 0 ? b.acquired_index : b.enter_index));
-  const int64_t to = b.enter_index;
-  if (to - from < kLongRange) return ExplainByScan(history, a, b, from, to);
-  if (!*explainer) explainer->emplace(history);
-  return (*explainer)->Explain(a, b, from, to);
+  int64_t from = std::min(a.acquired_index >= 0 ? a.acquired_index : a.enter_index,
+                          b.acquired_index >= 0 ? b.acquired_index : b.enter_index);
+  // From the first holder's acquire invoke: its commands and their effect
+  // on the nodes belong to the story.
+  bool found = false;
+  for (int64_t i = from; i >= 0 && i > from - kLongRange; --i) {
+    const Op& op = history.ops()[i];
+    if (op.f == OpF::kAcquire && op.type == OpType::kInvoke && op.process == a.process) {
+      from = i;
+      found = true;
+      break;
+    }
+    if (op.f == OpF::kRelease && op.process == a.process) {
+      found = true;
+      break;
+    }
+  }
+  if (!found && from - kLongRange >= 0) {  // looked back kLongRange ops in vain
+    if (!*explainer) explainer->emplace(history);
+    from = (*explainer)->StoryStart(a.process, from);
+  }
+  return Explain(history, from, b.enter_index, a.process, b.process, explainer);
+}
+
+// Foreign writes: a state op (a value changed on a node by a client's
+// command) over a value that another thread wrote and still holds.
+void ForeignWrites(const History& history, const std::vector<CriticalSection>& sections,
+                   std::optional<Explainer>* explainer, std::vector<Violation>* out) {
+  std::map<int, int64_t> holding;  // thread -> its acquire ok, while it holds
+  std::map<std::pair<int, std::string>, int> writer;  // (node, key) -> thread
+  for (const Op& op : history.ops()) {
+    if (op.f == OpF::kAcquire && op.type == OpType::kOk && !IsNested(op)) {
+      holding[op.process] = op.index;
+    } else if (op.f == OpF::kRelease && op.type == OpType::kInvoke && !IsNested(op)) {
+      holding.erase(op.process);
+    } else if (op.f == OpF::kCrash && op.subject >= 0) {
+      std::erase_if(holding, [&](const auto& h) { return history.owner(h.first) == op.subject; });
+    } else if (op.f == OpF::kState && op.type == OpType::kOk) {
+      const size_t cut = op.value.find(StateAbsent(op.value) ? " absent" : " = ");
+      const std::string key = op.value.substr(0, cut);
+      int& w = writer[{op.process, key}];
+      const int victim = w;
+      w = op.subject >= 0 && !StateAbsent(op.value) ? op.subject : -1;
+      if (op.subject < 0 || victim <= 0) continue;
+      if (history.owner(victim) == history.owner(op.subject)) continue;
+      auto held = holding.find(victim);
+      if (held == holding.end()) continue;
+      Violation v;
+      v.kind = "foreign-write";
+      v.resource = key;
+      v.state_index = op.index;
+      v.writer = op.subject;
+      v.holder = victim;
+      v.overlap_start = v.overlap_end = op.time;
+      v.first.process = victim;
+      v.first.acquired_index = held->second;
+      v.second.process = op.subject;
+      // The holder's critical section, if it was in one.
+      for (const CriticalSection& s : sections) {
+        if (s.process == victim && s.enter_index <= op.index &&
+            (s.exit_index < 0 || s.exit_index > op.index)) {
+          v.first = s;
+        }
+      }
+      v.second.enter_index = op.index;
+      v.events = Explain(history, held->second, op.index, victim, op.subject, explainer);
+      out->push_back(std::move(v));
+    }
+  }
 }
 
 }  // namespace
@@ -212,6 +348,7 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end) {
     }
     active.push_back(idx);
   }
+  ForeignWrites(history, result.sections, &explainer, &result.violations);
   std::stable_sort(result.violations.begin(), result.violations.end(),
                    [](const Violation& a, const Violation& b) {
                      return a.overlap_start != b.overlap_start

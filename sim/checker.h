@@ -23,9 +23,18 @@ struct CriticalSection {
   Nanos end{0};
   int64_t acquired_index = -1;  // the acquire ok that led to it
   int64_t enter_index = -1;     // cs invoke
-  int64_t exit_index = -1;      // cs ok; -1 while still open at the end
+  int64_t exit_index = -1;      // cs ok (or the crash); -1 while open at the end
+  bool crashed = false;         // ended by a crash of its process
 };
 
+// Two kinds of violation:
+//   mutual-exclusion  two critical sections overlap (first, second);
+//   foreign-write     a client's command changed or deleted the lock value
+//                     another client had written while that client held the
+//                     lock (seed 000's DEL of someone else's lock, seed 001's
+//                     GETSET over the winner's timestamp): `second` is the
+//                     writer's side, `first` the holder's, and
+//                     `state_index` the node's state op that shows it.
 struct Violation {
   std::string kind = "mutual-exclusion";
   std::string resource;
@@ -37,6 +46,9 @@ struct Violation {
   // the commands sent inside releases, from the first holder's acquisition
   // to the moment the second holder entered.
   std::vector<int64_t> events;
+  int64_t state_index = -1;  // foreign-write: the node state op
+  int writer = -1;           // foreign-write: the thread whose command did it
+  int holder = -1;           // foreign-write: the thread that held the lock
 };
 
 struct CheckResult {
@@ -45,6 +57,7 @@ struct CheckResult {
   bool ok() const { return violations.empty(); }
 };
 
+// Both kinds, ordered by time.
 CheckResult CheckMutualExclusion(const History& history, Nanos end);
 
 }  // namespace locksim

@@ -8,6 +8,7 @@
 #define LOCKSIM_SIM_HISTORY_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,8 +27,17 @@ enum class OpType : uint8_t { kInvoke, kOk, kFail, kInfo };
 // refresh (token-refresh: value is the invalidation epoch), job
 // (scheduled-job: value is the tick). Rate limiters: admit (invoke; ok:
 // admitted, fail: refused; value is the window's count).
+// Faults, recorded under the nemesis with `subject` = the process acted on
+// (its main actor) where there is one: pause, resume, crash, restart,
+// clock, expire, failover, partition, heal, delay, drop.
+// Node state (virtual backend): state, recorded under a Redis node each
+// time a watched key changes on it; value "KEY = VALUE pttl N", "KEY = VALUE
+// no ttl" or "KEY absent"; type ok when the value changed or the key went
+// away, info when only its TTL changed; `subject` = the client thread whose
+// command made the change (-1: expiry, replication, restart, a fault).
 enum class OpF : uint8_t {
-  kAcquire, kCs, kRelease, kRedis, kPause, kResume, kRead, kWrite, kRefresh, kJob, kAdmit
+  kAcquire, kCs, kRelease, kRedis, kPause, kResume, kRead, kWrite, kRefresh, kJob, kAdmit,
+  kCrash, kRestart, kClock, kExpire, kFailover, kPartition, kHeal, kDelay, kDrop, kState
 };
 
 std::string_view OpTypeName(OpType t);
@@ -40,8 +50,19 @@ struct Op {
   OpType type = OpType::kInfo;
   OpF f = OpF::kAcquire;
   int node = -1;  // the Redis node, for f == kRedis
+  int subject = -1;  // faults: the process acted on; state: who changed it
   std::string value;
 };
+
+// A lock taken again inside its own critical section (a client with
+// "reenter") records its acquire and release with this suffix on the value.
+inline constexpr std::string_view kNestedSuffix = " (nested)";
+inline bool IsNested(const Op& op) { return op.value.ends_with(kNestedSuffix); }
+
+// The TTL in a state op's value ("... pttl 4999"), or -1 when it has none.
+int64_t StatePttl(std::string_view value);
+// Whether a state op's value says the key is absent.
+bool StateAbsent(std::string_view value);
 
 class History {
  public:
@@ -49,20 +70,31 @@ class History {
 
   History();  // process 0 is the nemesis
 
-  int AddProcess(std::string name);
+  // A new actor. `owner` is the actor of the process it belongs to (the
+  // main thread of a client process); -1: it is a process of its own.
+  int AddProcess(std::string name, int owner = -1);
   int nemesis() const { return 0; }
+  // The main actor of the process `actor` belongs to.
+  int owner(int actor) const { return owners_[actor]; }
+  int Find(std::string_view name) const;  // -1 when unknown
   const std::vector<std::string>& process_names() const { return names_; }
   const std::string& name(int process) const { return names_[process]; }
 
   const Op& Add(Nanos time, int process, OpType type, OpF f,
-                std::string value = {}, int node = -1);
+                std::string value = {}, int node = -1, int subject = -1);
+
+  // Called after each Add with the new op's index (the fault triggers).
+  // The listener may add ops itself.
+  void SetListener(std::function<void(int64_t)> listener) { listener_ = std::move(listener); }
 
   const std::vector<Op>& ops() const { return ops_; }
   size_t size() const { return ops_.size(); }
 
  private:
   std::vector<std::string> names_;
+  std::vector<int> owners_;
   std::vector<Op> ops_;
+  std::function<void(int64_t)> listener_;
 };
 
 }  // namespace locksim

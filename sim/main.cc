@@ -18,10 +18,12 @@
 
 #include "lockimpls/lock.h"
 #include "reports/json_report.h"
+#include "sim/compare_command.h"
 #include "sim/errors.h"
 #include "sim/real/interrupt.h"
 #include "sim/runner.h"
 #include "sim/scenario.h"
+#include "sim/scenario_files.h"
 #include "sim/serve.h"
 
 namespace po = boost::program_options;
@@ -33,15 +35,21 @@ constexpr char kUsage[] =
     "usage: locksim <command> [options]\n"
     "\n"
     "commands:\n"
-    "  run SCENARIO.json   run one scenario with one algorithm and check it\n"
-    "  check PATH...       run every scenario (files or folders) against every\n"
-    "                      algorithm in its \"expect\" map; compare verdicts\n"
+    "  run PATH...         run scenarios (files or folders): one file with\n"
+    "                      --algorithm in detail; otherwise every entry of each\n"
+    "                      \"expect\" map, one line each, compared with its verdict\n"
+    "  check PATH...       the same as run, always one line per expectation\n"
+    "  compare             every algorithm x every scenario: the matrix, and\n"
+    "                      results.json, report.html, summary.md, junit.xml\n"
+    "  report RESULTS.json redraw report.html (and --markdown, --junit) from\n"
+    "                      a results.json\n"
     "  list                list the lock algorithms\n"
     "  serve --port P      serve one virtual Redis node over RESP2 on 127.0.0.1\n"
     "                      (redis-cli, hiredis, any client library)\n"
     "\n"
     "`locksim <command> --help` shows a command's options.\n"
-    "exit codes: 0 safe, 1 violations found (check: a verdict not as expected),\n"
+    "exit codes: 0 safe, 1 violations found (several runs: one not as expected;\n"
+    "            compare: a cell not safe or not as expected),\n"
     "            2 bad input or usage, 3 the harness failed,\n"
     "            128+N stopped by signal N (after stopping every server it started)\n";
 
@@ -123,11 +131,23 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
       << " · seed " << r.seed;
   if (!r.time_scale.IsIdentity()) out << " · time scale " << r.time_scale.ToString();
   out << "\n";
-  out << "verdict: " << (r.violated() ? "VIOLATED" : "SAFE");
-  if (r.violated()) out << " (" << r.check.violations.size() << " overlapping pair(s))";
+  std::string verdict(r.verdict());
+  for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  out << "verdict: " << verdict;
+  if (r.violated() && !r.limiter) {
+    size_t overlaps = 0, foreign = 0;
+    for (const Violation& v : r.check.violations) ++(v.kind == "foreign-write" ? foreign : overlaps);
+    out << " (";
+    if (overlaps) out << overlaps << " overlapping pair(s)";
+    if (overlaps && foreign) out << ", ";
+    if (foreign) out << foreign << " foreign write(s)";
+    out << ")";
+  }
   out << "; " << r.acquisitions << " acquisitions, " << r.failed_acquisitions
       << " timed out, " << r.redis_commands << " Redis commands\n";
   for (const Violation& v : r.check.violations) out << "  " << DescribeViolation(r, v) << "\n";
+  if (!r.liveness.text.empty()) out << "liveness: " << r.liveness.text << "\n";
+  for (const std::string& u : r.unfired) out << "WARNING: " << u << "\n";
   if (r.limiter || r.scenario.workload.type != WorkloadSpec::Type::kNone) {
     out << (r.limiter ? std::string("limiter") : "workload " + std::string(WorkloadName(r.scenario.workload.type))) << ": ";
     for (size_t i = 0; i < r.effect.sentences.size(); ++i) {
@@ -136,81 +156,84 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
     out << (r.effect.holds ? "" : "  [INVARIANT BROKEN]") << "\n";
   }
   if (auto met = r.ExpectationMet()) {
-    out << "expected: " << ExpectationText(r.scenario.expect.at(r.algorithm)) << " — "
+    out << "expected: " << ExpectationText(*r.expectation()) << " — "
         << (*met ? "as expected" : "NOT as expected") << "\n";
   }
 }
 
-int RunCommand(const std::vector<std::string>& args) {
-  CommonOptions common;
-  std::string scenario_path, algorithm, seed, json_path;
-  bool history = false, quiet = false, help = false;
-  po::options_description d("locksim run SCENARIO.json [options]");
-  d.add_options()("help,h", po::bool_switch(&help), "show this help")(
-      "scenario", po::value(&scenario_path), "scenario file")(
-      "algorithm", po::value(&algorithm), "lock algorithm id (default: the scenario's)")(
-      "seed", po::value(&seed), "seed (default: the scenario's)")(
-      "json", po::value(&json_path), "write the result JSON to PATH, or - for stdout")(
-      "history", po::bool_switch(&history), "include the full history in the JSON")(
-      "quiet,q", po::bool_switch(&quiet), "no summary");
-  AddCommon(d, &common);
-  po::positional_options_description pos;
-  pos.add("scenario", 1);
-  Parse(args, d, pos);
-  if (help) {
-    std::cout << d;
-    return kExitSafe;
+void WriteJson(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text << std::flush;
+    return;
   }
-  if (scenario_path.empty()) throw InputError("locksim run: missing SCENARIO.json");
-  RunOptions options = ToRunOptions(common);
-  options.algorithm = algorithm;
-  if (!seed.empty()) options.seed = ParseSeed(seed);
-  Scenario scenario = LoadScenario(scenario_path);
-  RunResult result = RunScenario(scenario, options);
-
-  if (!json_path.empty()) {
-    const std::string text = ResultToJson(result, history).dump(2) + "\n";
-    if (json_path == "-") {
-      std::cout << text << std::flush;
-    } else {
-      std::ofstream out(json_path, std::ios::binary);
-      out << text;
-      if (!out) throw InputError("--json: cannot write " + json_path);
-    }
-  }
-  if (!quiet) PrintSummary(json_path == "-" ? std::cerr : std::cout, result);
-  return result.violated() ? kExitViolated : kExitSafe;
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw InputError("--json: cannot write " + path);
 }
 
-std::vector<std::string> ScenarioFiles(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
-  for (const std::string& p : paths) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(p, ec)) {
-      std::vector<std::string> in_dir;
-      for (const auto& e : std::filesystem::directory_iterator(p)) {
-        const std::string name = e.path().filename().string();
-        if (e.path().extension() == ".json" && name != "schema.json") in_dir.push_back(e.path().string());
+// Every scenario x expectation (or x --algorithm), one line each; exit 1
+// if any run is not as expected.
+int RunSuite(const std::vector<Scenario>& scenarios, const RunOptions& base,
+             const std::string& algorithm, const std::string& json_path, bool history) {
+  std::printf("%-30s %-30s %-8s %-26s %-26s %s\n", "scenario", "variant", "backend", "verdict",
+              "expected", "");
+  int runs = 0, mismatches = 0;
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (const Scenario& s : scenarios) {
+    std::vector<std::pair<std::string, const Expectation*>> cells;  // label or algorithm
+    if (!algorithm.empty()) {
+      auto it = s.expect.find(algorithm);
+      cells.emplace_back(algorithm, it == s.expect.end() ? nullptr : &it->second);
+    } else if (s.expect.empty()) {
+      cells.emplace_back(s.algorithm, nullptr);
+    } else {
+      for (const auto& [label, x] : s.expect) cells.emplace_back(label, &x);
+    }
+    for (const auto& [name, x] : cells) {
+      RunOptions o = base;
+      if (x != nullptr) {
+        o.label = name;
+      } else {
+        o.algorithm = name;
       }
-      std::sort(in_dir.begin(), in_dir.end());
-      files.insert(files.end(), in_dir.begin(), in_dir.end());
-    } else if (std::filesystem::exists(p, ec)) {
-      files.push_back(p);
-    } else {
-      throw InputError(p + ": no such file or folder");
+      RunResult r = RunScenario(s, o);
+      const std::optional<bool> met = r.ExpectationMet();
+      const bool ok = met.value_or(!r.violated() && r.unfired.empty());
+      ++runs;
+      if (!ok) ++mismatches;
+      std::printf("%-30s %-30s %-8s %-26s %-26s %s\n", s.name.c_str(), name.c_str(),
+                  std::string(BackendName(o.backend)).c_str(), OutcomeText(r).c_str(),
+                  x ? ExpectationText(*x).c_str() : "-",
+                  ok ? "ok" : (met ? "NOT AS EXPECTED" : "VIOLATED"));
+      for (const std::string& u : r.unfired) std::printf("  WARNING: %s\n", u.c_str());
+      std::fflush(stdout);
+      if (!json_path.empty()) all.push_back(ResultToJson(r, history));
     }
   }
-  if (files.empty()) throw InputError("locksim check: no scenario files found");
-  return files;
+  std::printf("%d of %d runs as expected\n", runs - mismatches, runs);
+  if (!json_path.empty()) WriteJson(json_path, all.dump(2) + "\n");
+  return mismatches == 0 ? kExitSafe : kExitViolated;
 }
 
-int CheckCommand(const std::vector<std::string>& args) {
+int RunCommand(const std::vector<std::string>& args, bool suite_only) {
   CommonOptions common;
   std::vector<std::string> paths;
-  bool help = false;
-  po::options_description d("locksim check PATH... [options]");
+  std::string algorithm, label, seed, json_path;
+  bool history = false, quiet = false, help = false;
+  po::options_description d(
+      "locksim run PATH... [options]\n"
+      "One scenario file with --algorithm (or --label, or without expectations): one run,\n"
+      "in detail. Several files or a folder (or a file with an \"expect\" map): one line\n"
+      "per scenario x expectation; exit 1 if any is not as expected.\n\noptions");
   d.add_options()("help,h", po::bool_switch(&help), "show this help")(
-      "path", po::value(&paths), "scenario files or folders");
+      "path", po::value(&paths), "scenario files or folders")(
+      "algorithm", po::value(&algorithm), "lock algorithm id (default: the scenario's)")(
+      "label", po::value(&label), "run one \"expect\" entry (its algorithm and overrides)")(
+      "seed", po::value(&seed), "seed (default: the scenario's)")(
+      "json", po::value(&json_path),
+      "write the result JSON to PATH, or - for stdout (several runs: a JSON array)")(
+      "history", po::bool_switch(&history), "include the full history in the JSON")(
+      "quiet,q", po::bool_switch(&quiet), "no summary");
   AddCommon(d, &common);
   po::positional_options_description pos;
   pos.add("path", -1);
@@ -219,30 +242,32 @@ int CheckCommand(const std::vector<std::string>& args) {
     std::cout << d;
     return kExitSafe;
   }
-  if (paths.empty()) throw InputError("locksim check: missing PATH (a scenario file or folder)");
-  const RunOptions base = ToRunOptions(common);
-  std::vector<Scenario> scenarios;
-  for (const std::string& f : ScenarioFiles(paths)) scenarios.push_back(LoadScenario(f));
-
-  std::printf("%-26s %-18s %-8s %-24s %-24s %s\n", "scenario", "algorithm", "backend", "verdict",
-              "expected", "");
-  int runs = 0, mismatches = 0;
-  for (const Scenario& s : scenarios) {
-    for (const auto& [algo, expectation] : s.expect) {
-      RunOptions o = base;
-      o.algorithm = algo;
-      RunResult r = RunScenario(s, o);
-      const bool met = r.ExpectationMet().value_or(false);
-      ++runs;
-      if (!met) ++mismatches;
-      std::printf("%-26s %-18s %-8s %-24s %-24s %s\n", s.name.c_str(), algo.c_str(),
-                  std::string(BackendName(o.backend)).c_str(), OutcomeText(r).c_str(),
-                  ExpectationText(expectation).c_str(), met ? "ok" : "MISMATCH");
-      std::fflush(stdout);
-    }
+  if (paths.empty()) throw InputError("locksim run: missing PATH (a scenario file or folder)");
+  RunOptions options = ToRunOptions(common);
+  if (!seed.empty()) options.seed = ParseSeed(seed);
+  if (!algorithm.empty() && FindAlgorithm(algorithm) == nullptr) {
+    throw InputError("--algorithm: unknown algorithm \"" + algorithm + "\" (known: " +
+                     AlgorithmIds() + ")");
   }
-  std::printf("%d of %d runs as expected\n", runs - mismatches, runs);
-  return mismatches == 0 ? kExitSafe : kExitViolated;
+  std::vector<Scenario> scenarios;
+  for (const std::string& f : ListScenarioFiles(paths, "locksim run")) scenarios.push_back(LoadScenario(f));
+  std::error_code ec;
+  const bool one_file = paths.size() == 1 && !std::filesystem::is_directory(paths[0], ec);
+  const bool single = !suite_only && one_file &&
+                      (!algorithm.empty() || !label.empty() || scenarios[0].expect.empty());
+  if (!single) {
+    if (!label.empty()) throw InputError("--label: needs exactly one scenario file");
+    return RunSuite(scenarios, options, algorithm, json_path, history);
+  }
+  options.algorithm = algorithm;
+  options.label = label;
+  RunResult result = RunScenario(scenarios[0], options);
+  if (!json_path.empty()) WriteJson(json_path, ResultToJson(result, history).dump(2) + "\n");
+  if (!quiet) PrintSummary(json_path == "-" ? std::cerr : std::cout, result);
+  if (auto met = result.ExpectationMet(); met && !label.empty()) {
+    return *met ? kExitSafe : kExitViolated;
+  }
+  return result.violated() ? kExitViolated : kExitSafe;
 }
 
 int ListCommand(const std::vector<std::string>& args) {
@@ -326,9 +351,11 @@ int Main(int argc, char** argv) {
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   try {
-    if (command == "run") return RunCommand(args);
-    if (command == "check") return CheckCommand(args);
+    if (command == "run") return RunCommand(args, /*suite_only=*/false);
+    if (command == "check") return RunCommand(args, /*suite_only=*/true);
     if (command == "list") return ListCommand(args);
+    if (command == "compare") return CompareCommand(args);
+    if (command == "report") return ReportCommand(args);
     if (command == "serve") return ServeCommand(args);
     if (command == "help" || command == "--help" || command == "-h") {
       std::fputs(kUsage, stdout);

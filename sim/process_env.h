@@ -16,7 +16,11 @@ class ProcessEnv : public Env {
   ProcessEnv(Runtime* runtime, int process)
       : ProcessEnv(runtime, process, runtime->MainActor(process), 1) {}
   ProcessEnv(Runtime* runtime, int process, int actor, int thread_id)
-      : runtime_(runtime), process_(process), actor_(actor), thread_id_(thread_id) {}
+      : runtime_(runtime),
+        process_(process),
+        incarnation_(runtime->Incarnation(process)),
+        actor_(actor),
+        thread_id_(thread_id) {}
 
   Task<Reply> Call(int node, Command cmd) override;
   int NodeCount() const override { return runtime_->NodeCount(); }
@@ -35,6 +39,7 @@ class ProcessEnv : public Env {
  private:
   Runtime* runtime_;
   int process_;
+  int incarnation_;  // the process's life this thread belongs to
   int actor_;  // the history's name for this thread
   int thread_id_;
   std::shared_ptr<int64_t> commands_sent_ = std::make_shared<int64_t>(0);

@@ -13,6 +13,7 @@ std::string_view WorkloadName(WorkloadSpec::Type t) {
     case WorkloadSpec::Type::kInventory: return "inventory";
     case WorkloadSpec::Type::kTokenRefresh: return "token-refresh";
     case WorkloadSpec::Type::kScheduledJob: return "scheduled-job";
+    case WorkloadSpec::Type::kCommands: return "commands";
   }
   return "?";
 }
@@ -20,7 +21,7 @@ std::string_view WorkloadName(WorkloadSpec::Type t) {
 std::optional<WorkloadSpec::Type> ParseWorkloadName(std::string_view name) {
   for (auto t : {WorkloadSpec::Type::kNone, WorkloadSpec::Type::kCounter,
                  WorkloadSpec::Type::kInventory, WorkloadSpec::Type::kTokenRefresh,
-                 WorkloadSpec::Type::kScheduledJob}) {
+                 WorkloadSpec::Type::kScheduledJob, WorkloadSpec::Type::kCommands}) {
     if (WorkloadName(t) == name) return t;
   }
   return std::nullopt;
@@ -32,6 +33,7 @@ int64_t Leading(const std::string& value) { return std::strtoll(value.c_str(), n
 
 std::string Plural(int64_t n, const std::string& word) {
   if (word == "admitted") return std::to_string(n) + " admitted";
+  if (word == "reply") return std::to_string(n) + (n == 1 ? " reply" : " replies");
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
 }
 
@@ -54,6 +56,22 @@ WorkloadEffect CheckWorkload(const History& history, const WorkloadSpec& spec) {
   switch (spec.type) {
     case WorkloadSpec::Type::kNone:
       return e;
+    case WorkloadSpec::Type::kCommands: {
+      // Each thread records a read per reply: ok when it is the expected
+      // one, fail ("got X, expected Y") when not.
+      int64_t matched = 0;
+      for (const Op& op : history.ops()) {
+        if (op.f != OpF::kRead) continue;
+        if (op.type == OpType::kOk) {
+          ++matched;
+        } else {
+          e.holds = false;
+          e.sentences.push_back(history.name(op.process) + ": " + op.value);
+        }
+      }
+      if (e.holds) e.sentences.push_back(Plural(matched, "reply") + " exactly as Redis gives them");
+      return e;
+    }
     case WorkloadSpec::Type::kCounter: {
       const int64_t lost = accepted - last;
       e.holds = lost == 0;
@@ -145,6 +163,7 @@ WorkloadEffect CheckLimiter(const History& history, int64_t limit, Nanos window,
   }
   if (worst > limit) {
     e.holds = false;
+    e.safety_holds = false;
     e.sentences.push_back("admitted " + std::to_string(worst) + " requests within one " +
                           FormatDuration(window) + " window from " + FormatDuration(worst_at) +
                           " (limit " + std::to_string(limit) + ")");

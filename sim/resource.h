@@ -4,7 +4,8 @@
 //   inventory      never sell more than the stock (flash sale, seeds 000/004);
 //   token-refresh  refresh an access token once per invalidation, others
 //                  read the cache (seed 004's WeChat access_token);
-//   scheduled-job  exactly one process runs each tick (seed 004).
+//   scheduled-job  exactly one process runs each tick (seed 004);
+//   commands       send given commands, expect Redis's exact replies (F13).
 // The resource honours fencing tokens: a write carrying a token older than
 // one it has already accepted is rejected (Kleppmann's fix).
 #ifndef LOCKSIM_SIM_RESOURCE_H_
@@ -21,11 +22,16 @@
 namespace locksim {
 
 struct WorkloadSpec {
-  enum class Type { kNone, kCounter, kInventory, kTokenRefresh, kScheduledJob };
+  enum class Type { kNone, kCounter, kInventory, kTokenRefresh, kScheduledJob, kCommands };
   Type type = Type::kNone;
   int64_t stock = 10;                          // inventory
   Nanos token_ttl = std::chrono::minutes(1);   // token-refresh: invalidated this often
   Nanos tick = std::chrono::seconds(10);       // scheduled-job period (client clock)
+  // commands: sent in order on the thread's connection to node 0 inside the
+  // critical section; the invariant is that the replies are `replies`
+  // (what real Redis answers, as redis-cli prints it).
+  std::vector<std::vector<std::string>> commands;
+  std::vector<std::string> replies;
 };
 
 std::string_view WorkloadName(WorkloadSpec::Type t);
@@ -53,6 +59,10 @@ class ProtectedResource {
 // the mutual-exclusion checker.
 struct WorkloadEffect {
   bool holds = true;
+  // A rate limiter's safety: never more than the limit per window. A
+  // counter left without a TTL breaks the invariant (holds) but is a
+  // liveness failure: the deadlock verdict.
+  bool safety_holds = true;
   std::vector<std::string> sentences;  // "counter is 9 after 10 increments: 1 lost update"
 };
 WorkloadEffect CheckWorkload(const History& history, const WorkloadSpec& spec);

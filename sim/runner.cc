@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sim/errors.h"
+#include "sim/nemesis.h"
 #include "sim/process_env.h"
 #include "sim/real/interrupt.h"
 #include "sim/real/real_world.h"
@@ -21,17 +22,37 @@ std::string_view BackendName(Backend b) {
 std::vector<std::string> RunResult::OverlapPairs() const {
   std::vector<std::string> pairs;
   for (const Violation& v : check.violations) {
+    if (v.kind != "mutual-exclusion") continue;
     std::string pair = history.name(v.first.process) + "/" + history.name(v.second.process);
     if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(pair);
   }
   return pairs;
 }
 
+std::vector<std::string> RunResult::Kinds() const {
+  std::vector<std::string> kinds;
+  for (const Violation& v : check.violations) {
+    if (std::find(kinds.begin(), kinds.end(), v.kind) == kinds.end()) kinds.push_back(v.kind);
+  }
+  return kinds;
+}
+
+const Expectation* RunResult::expectation() const {
+  auto it = scenario.expect.find(label.empty() ? algorithm : label);
+  if (it == scenario.expect.end() || it->second.algorithm != algorithm) return nullptr;
+  return &it->second;
+}
+
 std::optional<bool> RunResult::ExpectationMet() const {
-  auto it = scenario.expect.find(algorithm);
-  if (it == scenario.expect.end()) return std::nullopt;
-  const Expectation& x = it->second;
+  const Expectation* found = expectation();
+  if (found == nullptr) return std::nullopt;
+  const Expectation& x = *found;
+  if (!unfired.empty()) return false;
   if (x.verdict != verdict()) return false;
+  const std::vector<std::string> kinds = Kinds();
+  for (const std::string& k : x.kinds) {
+    if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) return false;
+  }
   if (x.invariant_holds && *x.invariant_holds != effect.holds) return false;
   if (!x.has_overlaps) return true;
   // Pairs are unordered: "A/B" and "B/A" are the same overlap.
@@ -47,8 +68,17 @@ std::optional<bool> RunResult::ExpectationMet() const {
   return normalize(x.overlaps) == normalize(OverlapPairs());
 }
 
-RunResult RunScenario(const Scenario& input, const RunOptions& options) {
+RunResult RunScenario(const Scenario& original, const RunOptions& options) {
   RunResult result;
+  Scenario input = original;
+  if (!options.label.empty()) {
+    auto it = original.expect.find(options.label);
+    if (it == original.expect.end()) {
+      throw InputError(original.file + ": $.expect: no entry \"" + options.label + "\"");
+    }
+    input = ForExpectation(original, it->second);
+    result.label = options.label;
+  }
   result.algorithm = options.algorithm.empty() ? input.algorithm : options.algorithm;
   const AlgorithmInfo* algo = FindAlgorithm(result.algorithm);
   if (algo == nullptr) {
@@ -63,6 +93,11 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
       Scaled(input, result.time_scale,
              options.time_scale ? "--time-scale" : input.file + ": $.real_time_scale");
   const Scenario& s = result.scenario;
+  Nemesis::CheckSupported(s.faults, options.backend == Backend::kVirtual, s.NodeNames(),
+                          input.file);
+  if (options.backend == Backend::kReal && s.network.timeout.count() > 0) {
+    throw InputError(input.file + ": $.network.timeout: needs --backend virtual for now (issue 7)");
+  }
   const LockConfig lock_config = Resolve(s.lock, algo->defaults);
   if (lock_config.ttl < std::chrono::milliseconds(1)) {
     throw InputError(std::string(options.time_scale ? "--time-scale" : input.file + ": $.real_time_scale") +
@@ -94,7 +129,9 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
                     : s.redis.persistence == "rdb"          ? Persistence::kRdb
                                                             : Persistence::kNone;
     v.rdb_interval = s.redis.rdb_interval;
-    world = std::make_unique<VirtualWorld>(v);
+    auto virtual_world = std::make_unique<VirtualWorld>(v);
+    virtual_world->WatchKeys({lock_config.key});
+    world = std::move(virtual_world);
   } else {
     if (s.redis.replicas > 0 || s.redis.persistence != "none") {
       throw InputError(input.file + ": $.redis: replicas and persistence are not supported on "
@@ -114,55 +151,88 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
                        " --seed " + std::to_string(result.seed) + " --backend " +
                        std::string(BackendName(options.backend)));
 
+  world->SetCallTimeout(s.network.timeout);
   // One process per client, one Lock per process shared by its threads;
   // a single-threaded client's thread is recorded under the client's name,
-  // threads of a multi-threaded one as "A.1", "A.2", ...
+  // threads of a multi-threaded one as "A.1", "A.2", ... A client restarted
+  // after a crash starts afresh: a new Lock (new owner id, no local state)
+  // and its workload from the beginning, on the same history actors.
   std::map<std::string, int> process_of;
+  std::map<std::string, std::vector<int>> actors_of;
   ProtectedResource resource(s.workload.type == WorkloadSpec::Type::kInventory ? s.workload.stock
                              : s.workload.type == WorkloadSpec::Type::kTokenRefresh ? -1
                                                                                      : 0);
-  for (const ClientSpec& c : s.clients) {
-    const int p = world->AddProcess(c.name);
-    process_of[c.name] = p;
+  auto start_client = [&](const ClientSpec& c, Nanos at) {
+    const int p = process_of.at(c.name);
+    const std::vector<int>& actors = actors_of.at(c.name);
     envs.push_back(std::make_unique<ProcessEnv>(world.get(), p));
     ProcessEnv& main_thread = *envs.back();
-    // The process's threads: the main one alone, or "A.1", "A.2", ...
     std::vector<ProcessEnv*> threads;
     if (c.threads == 1) {
       threads.push_back(&main_thread);
     } else {
       for (int64_t t = 1; t <= c.threads; ++t) {
         const int id = t == 1 ? 1 : world->NextThreadId(p);
-        const int actor = world->AddThread(p, c.name + "." + std::to_string(t));
-        envs.push_back(std::make_unique<ProcessEnv>(world.get(), p, actor, id));
+        envs.push_back(std::make_unique<ProcessEnv>(world.get(), p, actors[t - 1], id));
         threads.push_back(envs.back().get());
       }
     }
     if (algo->is_limiter()) {
       limiters.push_back(algo->make_limiter(main_thread, lock_config));
       for (ProcessEnv* t : threads) {
-        world->Spawn(p, c.start, RunLimiterClient(*world, *t, *limiters.back(), c, lock_config.key));
+        world->Spawn(p, at, RunLimiterClient(*world, *t, *limiters.back(), c, lock_config.key));
       }
-      continue;
+      return;
     }
     locks.push_back(algo->make(main_thread, lock_config));
     for (ProcessEnv* t : threads) {
-      world->Spawn(p, c.start,
+      world->Spawn(p, at,
                    RunClient(*world, *t, *locks.back(), c, lock_config.key, s.workload, resource));
     }
+  };
+  for (const ClientSpec& c : s.clients) {
+    const int p = world->AddProcess(c.name);
+    process_of[c.name] = p;
+    std::vector<int>& actors = actors_of[c.name];
+    if (c.threads > 1) {
+      for (int64_t t = 1; t <= c.threads; ++t) {
+        actors.push_back(world->AddThread(p, c.name + "." + std::to_string(t)));
+      }
+    }
+    start_client(c, c.start);
   }
-  ScheduleFaults(*world, s.faults,
-                 [&](const std::string& name) { return process_of.at(name); });
+  Nemesis::Hooks hooks;
+  hooks.process_of = [&](const std::string& name) {
+    auto it = process_of.find(name);
+    if (it != process_of.end()) return it->second;
+    if (auto* v = dynamic_cast<VirtualWorld*>(world.get())) {
+      for (int i = 0; i < v->PhysicalNodeCount(); ++i) {
+        if (v->NodeName(i) == name) return v->node_process(i);
+      }
+    }
+    return -1;
+  };
+  hooks.restart_client = [&](const std::string& name) {
+    for (const ClientSpec& c : s.clients) {
+      if (c.name == name) start_client(c, world->Now());
+    }
+  };
+  hooks.world = dynamic_cast<VirtualWorld*>(world.get());
+  hooks.lock_key = lock_config.key;
+  Nemesis nemesis(*world, s.faults, hooks);
+  nemesis.Start();
 
   world->Run(s.duration);
 
   result.end = world->Now();
+  result.unfired = nemesis.Unfired();
+  world->history().SetListener(nullptr);
   for (const auto& env : envs) result.redis_commands += env->commands_sent();
   result.history = std::move(world->history());
   world.reset();  // coroutine frames go before the envs and locks they use
   servers.clear();
   for (const Op& op : result.history.ops()) {
-    if (op.f != OpF::kAcquire) continue;
+    if (op.f != OpF::kAcquire || IsNested(op)) continue;
     if (op.type == OpType::kOk) ++result.acquisitions;
     if (op.type == OpType::kFail) ++result.failed_acquisitions;
   }
@@ -176,6 +246,7 @@ RunResult RunScenario(const Scenario& input, const RunOptions& options) {
                                 : std::chrono::milliseconds(50);
     result.effect = CheckLimiter(result.history, lock_config.limit, lock_config.ttl, tolerance);
   }
+  result.liveness = CheckLiveness(result.history, result.end, s.liveness, algo->is_limiter());
   return result;
 }
 

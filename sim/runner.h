@@ -7,6 +7,7 @@
 
 #include "sim/checker.h"
 #include "sim/history.h"
+#include "sim/liveness.h"
 #include "sim/scenario.h"
 
 namespace locksim {
@@ -15,7 +16,10 @@ enum class Backend { kVirtual, kReal };
 std::string_view BackendName(Backend b);
 
 struct RunOptions {
-  std::string algorithm;  // empty: the scenario's own
+  // An "expect" label: runs that expectation's algorithm with its lock and
+  // fault overrides, and judges the run against it.
+  std::string label;
+  std::string algorithm;  // empty: the label's, else the scenario's own
   Backend backend = Backend::kVirtual;
   std::optional<uint64_t> seed;             // empty: the scenario's own
   std::optional<TimeScale> time_scale;      // empty: 1 virtual, scenario's real
@@ -23,7 +27,8 @@ struct RunOptions {
 };
 
 struct RunResult {
-  Scenario scenario;  // as run: durations already scaled
+  Scenario scenario;  // as run: durations already scaled, overrides applied
+  std::string label;  // the expectation it ran for ("" : none)
   std::string algorithm;
   Backend backend = Backend::kVirtual;
   uint64_t seed = 0;
@@ -35,14 +40,29 @@ struct RunResult {
   int64_t acquisitions = 0;
   int64_t failed_acquisitions = 0;
   int64_t redis_commands = 0;
+  LivenessResult liveness;
+  // Faults whose trigger never fired: the run did not test what the
+  // scenario says it tests.
+  std::vector<std::string> unfired;
 
-  bool limiter = false;  // a rate limiter: the verdict is its invariant
-  bool violated() const { return limiter ? !effect.holds : !check.ok(); }
-  std::string_view verdict() const { return violated() ? "violated" : "safe"; }
+  bool limiter = false;  // a rate limiter: safety is its invariant
+  bool violated() const { return limiter ? !effect.safety_holds : !check.ok(); }
+  // violated > deadlock > degraded > safe
+  std::string_view verdict() const {
+    if (violated()) return "violated";
+    if (liveness.deadlock) return "deadlock";
+    if (liveness.degraded) return "degraded";
+    return "safe";
+  }
   // "A/B" for each distinct overlapping pair, in order of first overlap.
   std::vector<std::string> OverlapPairs() const;
-  // Whether the scenario's "expect" entry for this algorithm holds; empty
-  // when the scenario has none.
+  // The violation kinds found, in order of first appearance.
+  std::vector<std::string> Kinds() const;
+  // The expectation this run is judged against (by label, else by
+  // algorithm id), or null.
+  const Expectation* expectation() const;
+  // Whether that expectation holds (and every trigger fired); empty when
+  // there is none.
   std::optional<bool> ExpectationMet() const;
 };
 

@@ -39,8 +39,8 @@ int Runtime::AddProcess(std::string name) {
 }
 
 int Runtime::AddThread(int process, std::string name) {
-  (void)process;  // threads share their process's clock and pauses
-  return history_.AddProcess(std::move(name));
+  // Threads share their process's clock, pauses and crashes.
+  return history_.AddProcess(std::move(name), processes_[process].main_actor);
 }
 
 namespace {
@@ -62,21 +62,23 @@ void Runtime::SetClock(int process, ProcessClock clock) {
   p.clock_set_at = now_;
 }
 
-void Runtime::At(Nanos at, int process, Callback fn) {
+void Runtime::At(Nanos at, int process, Callback fn, int incarnation) {
   if (at < now_) {
     InvariantBroken("event scheduled in the past (at " + FormatDuration(at) +
                     ", now " + FormatDuration(now_) + ")");
   }
-  Push(at, at, next_seq_++, process, std::move(fn));
+  Push(at, at, next_seq_++, process,
+       incarnation < 0 ? processes_[process].incarnation : incarnation, std::move(fn));
 }
 
 void Runtime::AtFirst(Nanos at, int process, Callback fn) {
   if (at < now_) InvariantBroken("event scheduled in the past");
-  Push(at, Nanos::min(), next_seq_++, process, std::move(fn));
+  Push(at, Nanos::min(), next_seq_++, process, processes_[process].incarnation, std::move(fn));
 }
 
-void Runtime::Push(Nanos at, Nanos due, uint64_t seq, int process, Callback fn) {
-  queue_.push_back(Event{at, due, seq, process, std::move(fn)});
+void Runtime::Push(Nanos at, Nanos due, uint64_t seq, int process, int incarnation,
+                   Callback fn) {
+  queue_.push_back(Event{at, due, seq, process, incarnation, std::move(fn)});
   std::push_heap(queue_.begin(), queue_.end(), Later{});
 }
 
@@ -96,15 +98,28 @@ bool Runtime::IsPaused(int process) const {
   return processes_[process].paused_until > now_;
 }
 
-void Runtime::Spawn(int process, Nanos at, Task<void> task, bool daemon) {
-  tasks_.push_back(Spawned{std::move(task), daemon});
+void Runtime::Crash(int process) {
+  if (process == nemesis()) InvariantBroken("the nemesis cannot crash");
+  Process& p = processes_[process];
+  p.crashed = true;
+  ++p.incarnation;
+  p.paused_until = Nanos{0};
+}
+
+void Runtime::Restart(int process) { processes_[process].crashed = false; }
+
+void Runtime::Spawn(int process, Nanos at, Task<void> task, bool daemon, int incarnation) {
+  if (incarnation < 0) incarnation = processes_[process].incarnation;
+  tasks_.push_back(Spawned{std::move(task), daemon, process, incarnation});
   size_t slot = tasks_.size() - 1;
-  At(at, process, [this, slot] { tasks_[slot].task.Start(); });
+  At(at, process, [this, slot] { tasks_[slot].task.Start(); }, incarnation);
 }
 
 bool Runtime::AllTasksDone() const {
-  return std::all_of(tasks_.begin(), tasks_.end(),
-                     [](const Spawned& s) { return s.daemon || s.task.done(); });
+  // The tasks of a crashed incarnation are over: they never resume.
+  return std::all_of(tasks_.begin(), tasks_.end(), [this](const Spawned& s) {
+    return s.daemon || s.task.done() || processes_[s.process].incarnation != s.incarnation;
+  });
 }
 
 void Runtime::Run(Nanos deadline, bool until_deadline) {
@@ -114,11 +129,13 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
     if (now_ >= deadline) break;
     while (!queue_.empty() && queue_.front().at <= now_) {
       Event e = Pop();
+      const Process& owner = processes_[e.process];
+      if (owner.crashed || owner.incarnation != e.incarnation) continue;  // died with it
       const Nanos paused_until = processes_[e.process].paused_until;
       if (paused_until > now_) {
         // The process is paused: the event keeps its turn among the
         // process's other deferred events and runs when the pause ends.
-        Push(paused_until, e.due, e.seq, e.process, std::move(e.fn));
+        Push(paused_until, e.due, e.seq, e.process, e.incarnation, std::move(e.fn));
         continue;
       }
       if (now_ != instant_) {

@@ -62,24 +62,50 @@ class Runtime {
   Nanos Now() const { return now_; }  // true time since the run started
   Nanos LocalNow(int process) const;  // that process's unix-epoch clock
   void SetClock(int process, ProcessClock clock);
+  ProcessClock Clock(int process) const { return processes_[process].clock; }
 
-  // Schedules fn on behalf of `process` at true time `at` (>= Now()).
-  void At(Nanos at, int process, Callback fn);
+  // Schedules fn on behalf of `process` at true time `at` (>= Now()). The
+  // event belongs to the process's current incarnation, or to
+  // `incarnation` if given: a crash drops every event of the incarnations
+  // before it.
+  void At(Nanos at, int process, Callback fn, int incarnation = -1);
   // As At, but ahead of every other event at the same instant, including
   // events a pause deferred to it (the nemesis records a resume before the
   // resumed process acts).
   void AtFirst(Nanos at, int process, Callback fn);
-  void After(Nanos delay, int process, Callback fn) {
-    At(now_ + delay, process, std::move(fn));
+  void After(Nanos delay, int process, Callback fn, int incarnation = -1) {
+    At(now_ + delay, process, std::move(fn), incarnation);
   }
 
   // The process runs nothing until true time `until`.
   void Pause(int process, Nanos until);
   bool IsPaused(int process) const;
+  // A crash: the process's events and tasks are gone for good (its
+  // threads' coroutines never resume) and it runs nothing until Restart,
+  // which starts a new incarnation (the caller spawns its tasks again).
+  void Crash(int process);
+  void Restart(int process);
+  bool IsCrashed(int process) const { return processes_[process].crashed; }
+  int Incarnation(int process) const { return processes_[process].incarnation; }
+  // Neither paused nor crashed: code of the process may act now.
+  bool Runnable(int process) const { return !IsCrashed(process) && !IsPaused(process); }
+
+  // A client's socket timeout: a command with no reply after this long
+  // fails with an error reply (0: wait for ever, as redis-py does).
+  void SetCallTimeout(Nanos timeout) { call_timeout_ = timeout; }
+  Nanos call_timeout() const { return call_timeout_; }
+  // The client gave up on its connection to `node` (a timeout): the world
+  // closes it, so nothing still in flight on it is delivered, and the
+  // next command opens a new one.
+  virtual void Abandon(int actor, int node) {
+    (void)actor;
+    (void)node;
+  }
 
   // Starts `task` as a top-level task of `process` at true time `at`. A
   // daemon task (a background thread) does not keep the run going.
-  void Spawn(int process, Nanos at, Task<void> task, bool daemon = false);
+  void Spawn(int process, Nanos at, Task<void> task, bool daemon = false,
+             int incarnation = -1);
 
   // Keeps `object` alive as long as the runtime (and its tasks) lives: the
   // Envs of background threads.
@@ -134,6 +160,7 @@ class Runtime {
     Nanos due;
     uint64_t seq;
     int process;
+    int incarnation;
     Callback fn;
   };
   struct Later {
@@ -143,7 +170,7 @@ class Runtime {
       return a.seq > b.seq;
     }
   };
-  void Push(Nanos at, Nanos due, uint64_t seq, int process, Callback fn);
+  void Push(Nanos at, Nanos due, uint64_t seq, int process, int incarnation, Callback fn);
   void AddProcessRecord(std::string name, int actor);
   Event Pop();
   bool AllTasksDone() const;
@@ -165,6 +192,8 @@ class Runtime {
     Nanos clock_set_at{0};  // true time of the last SetClock
     Nanos drift_before{0};  // drift accrued under earlier settings
     Nanos paused_until{0};
+    bool crashed = false;
+    int incarnation = 0;
     int threads = 1;
     Random random{0};
   };
@@ -172,9 +201,12 @@ class Runtime {
   struct Spawned {
     Task<void> task;
     bool daemon;
+    int process;
+    int incarnation;
   };
   std::vector<Spawned> tasks_;
   std::vector<std::shared_ptr<void>> adopted_;
+  Nanos call_timeout_{0};
 };
 
 }  // namespace locksim

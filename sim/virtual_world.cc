@@ -10,8 +10,8 @@ VirtualWorld::VirtualWorld(const Options& options)
     Group group;
     for (int r = 0; r <= options.replicas; ++r) {
       const int physical = static_cast<int>(nodes_.size());
-      const std::string name = "redis" + std::to_string(g) +
-                               (options.replicas > 0 ? (r == 0 ? "m" : "r" + std::to_string(r)) : "");
+      // "redis0", and its replicas "redis0r1", "redis0r2"...
+      const std::string name = "redis" + std::to_string(g) + (r == 0 ? "" : "r" + std::to_string(r));
       Node n{AddProcess(name), g, std::make_unique<VirtualRedis>()};
       n.redis->SetPersistence(options.persistence,
                               duration_cast<Millis>(options.rdb_interval).count());
@@ -31,12 +31,136 @@ int64_t VirtualWorld::NodeMillis(int physical) const {
   return duration_cast<Millis>(LocalNow(nodes_[physical].process)).count();
 }
 
+int VirtualWorld::PhysicalOf(int process) const {
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].process == process) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 Nanos VirtualWorld::Arrival(int from, int to) {
   Nanos latency(
       network_random().Between(options_.latency_min.count(), options_.latency_max.count()));
+  auto it = links_.find({from, to});
+  if (it != links_.end()) {
+    latency += it->second.extra;
+    // A lost segment is resent after the retransmission timeout (200 ms on
+    // Linux, doubling each time), and holds up what follows on the stream.
+    Nanos rto = std::chrono::milliseconds(200);
+    while (it->second.loss_percent > 0 &&
+           static_cast<int64_t>(network_random().Between(0, 99)) < it->second.loss_percent &&
+           rto < std::chrono::seconds(120)) {
+      latency += rto;
+      rto *= 2;
+    }
+  }
   Nanos& last = link_last_[{from, to}];
   last = std::max(last, now_ + latency);
   return last;
+}
+
+void VirtualWorld::Transmit(int from, int to, Callback deliver) {
+  auto it = links_.find({from, to});
+  if (it != links_.end() && it->second.partitioned) {
+    it->second.held.push_back(std::move(deliver));
+    return;
+  }
+  At(Arrival(from, to), to, std::move(deliver));
+}
+
+void VirtualWorld::SetPartitioned(int a, int b, bool partitioned) {
+  for (auto key : {std::make_pair(a, b), std::make_pair(b, a)}) {
+    Link& link = links_[key];
+    link.partitioned = partitioned;
+    if (!partitioned) Heal(key, link);
+  }
+}
+
+void VirtualWorld::Heal(std::pair<int, int> key, Link& link) {
+  link.partitioned = false;
+  std::vector<Callback> held = std::move(link.held);
+  link.held.clear();
+  for (Callback& deliver : held) At(Arrival(key.first, key.second), key.second, std::move(deliver));
+}
+
+void VirtualWorld::SetExtraLatency(int a, int b, Nanos extra) {
+  links_[{a, b}].extra = extra;
+  links_[{b, a}].extra = extra;
+}
+
+void VirtualWorld::SetLoss(int a, int b, int64_t percent) {
+  links_[{a, b}].loss_percent = percent;
+  links_[{b, a}].loss_percent = percent;
+}
+
+void VirtualWorld::HealAll() {
+  for (auto& [key, link] : links_) {
+    link.extra = Nanos{0};
+    link.loss_percent = 0;
+    if (link.partitioned) Heal(key, link);
+  }
+}
+
+void VirtualWorld::Abandon(int actor, int node) {
+  ++generation_[{actor, node}];
+  for (int physical : groups_[node].members) {
+    auto it = conns_.find({actor, physical});
+    if (it == conns_.end()) continue;
+    if (it->second.first == nodes_[physical].epoch) nodes_[physical].redis->Disconnect(it->second.second);
+    conns_.erase(it);
+  }
+}
+
+void VirtualWorld::Observe(int physical, int cause) {
+  if (watched_.empty()) return;
+  Node& n = nodes_[physical];
+  const int64_t now_ms = NodeMillis(physical);
+  for (const std::string& key : watched_) {
+    std::string state = n.redis->DescribeKey(key, now_ms);
+    // What identifies a state: the value and the absolute expiry time (the
+    // TTL itself shrinks as time passes).
+    auto value_of = [](const std::string& d) {
+      size_t cut = d.rfind(" pttl ");
+      if (cut == std::string::npos) cut = d.rfind(" no ttl");
+      return cut == std::string::npos ? d : d.substr(0, cut);
+    };
+    const int64_t expire_ms = StateAbsent(state) ? -2 : n.redis->PeekExpire(key);
+    std::string signature = value_of(state) + "\n" + std::to_string(expire_ms);
+    std::string& last = observed_[{physical, key}];
+    if (signature == last) continue;
+    const bool first = last.empty();
+    const bool value_changed = first || value_of(last.substr(0, last.rfind('\n'))) != value_of(state);
+    last = std::move(signature);
+    if (first && StateAbsent(state)) continue;  // nothing to report yet
+    // ok: the value changed (or went away); info: only the TTL did.
+    history().Add(now_, MainActor(n.process), value_changed ? OpType::kOk : OpType::kInfo,
+                  OpF::kState, state, -1, cause);
+    if (expire_ms >= 0) {
+      // Look again when the key expires, so that the history shows the
+      // moment it went, not the next time someone touched it: once the
+      // node's clock reads expire_ms + 1 ms, ahead of anything else at that
+      // instant (a command that would find it gone).
+      const Nanos until = Millis(expire_ms + 1) - LocalNow(n.process);
+      AtFirst(now_ + std::max(until, Nanos{0}), nemesis(), [this, physical] {
+        if (nodes_[physical].up) Observe(physical);
+      });
+    }
+  }
+}
+
+void VirtualWorld::ExpireKey(int physical, const std::string& key, std::optional<Nanos> ttl) {
+  Node& n = nodes_[physical];
+  if (!n.up) return;
+  Command cmd = ttl ? Command{"PEXPIRE", key, std::to_string(duration_cast<Millis>(*ttl).count())}
+                    : Command{"DEL", key};
+  if (n.redis->is_replica()) {
+    n.redis->ApplyReplicated(cmd, NodeMillis(physical));
+  } else {
+    n.redis->Execute(cmd, NodeMillis(physical));
+    Replicate(physical);
+  }
+  Observe(physical);
+  ScheduleCron(physical);
 }
 
 VirtualRedis::ConnId VirtualWorld::ConnectionOf(int actor, int physical) {
@@ -54,24 +178,33 @@ void VirtualWorld::Send(int client, int actor, int node, Command cmd,
                         std::function<void(Reply)> done) {
   const int physical = groups_[node].master;
   const int server = nodes_[physical].process;
-  At(Arrival(client, server), server,
-     [this, client, actor, physical, server, cmd = std::move(cmd), done = std::move(done)] {
-       Reply reply;
-       Node& n = nodes_[physical];
-       if (!n.up) {
-         reply = Reply::Error("ERR locksim: connection refused by " + ProcessName(server) +
-                              " (node down)");
-       } else {
-         reply = n.redis->Execute(ConnectionOf(actor, physical), cmd, NodeMillis(physical));
-         Replicate(physical);
-         ScheduleCron(physical);
-         // TODO(issue 4): deliver pub/sub pushes to subscribed clients.
-         for (auto& [key, conn] : conns_) {
-           if (key.second == physical && conn.first == n.epoch) n.redis->TakePushes(conn.second);
-         }
-       }
-       At(Arrival(server, client), client, [done, reply = std::move(reply)] { done(reply); });
-     });
+  const int generation = generation_[{actor, node}];
+  Transmit(client, server, [this, client, actor, node, physical, server, generation,
+                            cmd = std::move(cmd), done = std::move(done)] {
+    // The client closed this connection (a timeout) before the command
+    // arrived: it never runs.
+    if (generation_[{actor, node}] != generation) return;
+    Reply reply;
+    Node& n = nodes_[physical];
+    if (!n.up) {
+      reply = Reply::Error("ERR locksim: connection refused by " + ProcessName(server) +
+                           " (node down)");
+    } else {
+      Observe(physical);  // what time alone changed (a clock that jumped)
+      reply = n.redis->Execute(ConnectionOf(actor, physical), cmd, NodeMillis(physical));
+      Observe(physical, actor);
+      Replicate(physical);
+      ScheduleCron(physical);
+      // TODO(issue 4): deliver pub/sub pushes to subscribed clients.
+      for (auto& [key, conn] : conns_) {
+        if (key.second == physical && conn.first == n.epoch) n.redis->TakePushes(conn.second);
+      }
+    }
+    Transmit(server, client, [this, actor, node, generation, done, reply = std::move(reply)] {
+      if (generation_[{actor, node}] != generation) return;
+      done(reply);
+    });
+  });
 }
 
 void VirtualWorld::Replicate(int physical) {
@@ -90,13 +223,20 @@ void VirtualWorld::Replicate(int physical) {
     // The lag stands for the master's output buffer and the wire: if the
     // master dies first, or the link is cut (a failover re-points the
     // replica), what was not delivered is lost.
-    At(last, replica.process, [this, physical, master_epoch, member, epoch, link, effects] {
+    Callback deliver = [this, physical, master_epoch, member, epoch, link, effects] {
       Node& r = nodes_[member];
       if (!r.up || r.epoch != epoch) return;  // the replica restarted: it resyncs
       if (nodes_[physical].epoch != master_epoch || r.link_epoch != link) return;
       for (const Command& c : effects) r.redis->ApplyReplicated(c, NodeMillis(member));
+      Observe(member);
       ScheduleCron(member);
-    });
+    };
+    auto cut = links_.find({master.process, replica.process});
+    if (cut != links_.end() && cut->second.partitioned) {
+      cut->second.held.push_back(std::move(deliver));  // PSYNC catches up after the heal
+    } else {
+      At(last, replica.process, std::move(deliver));
+    }
   }
 }
 
@@ -111,6 +251,7 @@ void VirtualWorld::ScheduleCron(int physical) {
     node.cron_pending = false;
     if (!node.up) return;
     node.redis->Cron(NodeMillis(physical), process_random(node.process));
+    Observe(physical);
     Replicate(physical);
     ScheduleCron(physical);
   });
@@ -122,6 +263,10 @@ void VirtualWorld::CrashNode(int physical, bool power_loss) {
   n.redis->Crash(power_loss);
   n.up = false;
   ++n.epoch;
+  // Its connections are gone: a client's next command opens a new one.
+  for (auto it = conns_.begin(); it != conns_.end();) {
+    it = it->first.second == physical ? conns_.erase(it) : std::next(it);
+  }
 }
 
 void VirtualWorld::RestartNode(int physical) {
@@ -139,6 +284,7 @@ void VirtualWorld::RestartNode(int physical) {
       if (nodes_[member].replica_of == physical) Repoint(member, physical, /*resync=*/true);
     }
   }
+  Observe(physical);
   ScheduleCron(physical);
 }
 
@@ -149,6 +295,7 @@ void VirtualWorld::Repoint(int member, int master, bool resync) {
   m.redis->SetReplica(master >= 0);
   if (resync && master >= 0 && m.up && nodes_[master].up) {
     m.redis->LoadFrom(*nodes_[master].redis);
+    Observe(member);
   }
 }
 

@@ -15,6 +15,8 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -40,6 +42,7 @@ class VirtualWorld : public Runtime {
   void Send(int client, int actor, int node, Command cmd,
             std::function<void(Reply)> done) override;
   int NodeCount() const override { return static_cast<int>(groups_.size()); }
+  void Abandon(int actor, int node) override;
 
   // Physical nodes: group g's master is first, then its replicas.
   int PhysicalNodeCount() const { return static_cast<int>(nodes_.size()); }
@@ -59,6 +62,29 @@ class VirtualWorld : public Runtime {
   // Promotes the first live replica of `group` to master, as Sentinel does
   // once it has agreed the master is down. Returns the new master, or -1.
   int Failover(int group);
+  int GroupOf(int physical) const { return nodes_[physical].group; }
+  // The physical node whose process is `process`, or -1.
+  int PhysicalOf(int process) const;
+  const std::string& NodeName(int physical) const { return ProcessName(nodes_[physical].process); }
+
+  // Keys whose state on every node is recorded in the history (a `state`
+  // op each time it changes, with the client whose command changed it).
+  void WatchKeys(std::vector<std::string> keys) { watched_ = std::move(keys); }
+  // Records what changed on the node since it was last looked at (after a
+  // clock change, say).
+  void Observe(int physical, int cause = -1);
+
+  // The key disappears from the node now (an operator's DEL, an eviction),
+  // or, with `ttl`, gets that TTL; the change replicates.
+  void ExpireKey(int physical, const std::string& key, std::optional<Nanos> ttl);
+
+  // Link faults between two processes, both ways. A partitioned link holds
+  // what is sent on it (TCP keeps resending) and delivers it in order when
+  // healed, unless the sender gave up on the connection meanwhile.
+  void SetPartitioned(int a, int b, bool partitioned);
+  void SetExtraLatency(int a, int b, Nanos extra);
+  void SetLoss(int a, int b, int64_t percent);
+  void HealAll();
 
  protected:
   void AdvanceTo(Nanos t) override { now_ = t; }
@@ -80,6 +106,16 @@ class VirtualWorld : public Runtime {
   };
   // When a message sent now from process `from` to process `to` arrives.
   Nanos Arrival(int from, int to);
+  // Sends a message from process `from` to process `to`: `deliver` runs as
+  // an event of `to` when it arrives, or later if the link is cut.
+  void Transmit(int from, int to, Callback deliver);
+  struct Link {
+    bool partitioned = false;
+    Nanos extra{0};
+    int64_t loss_percent = 0;
+    std::vector<Callback> held;  // sent while partitioned
+  };
+  void Heal(std::pair<int, int> key, Link& link);
   int64_t NodeMillis(int physical) const;
   VirtualRedis::ConnId ConnectionOf(int actor, int physical);
   // Ships a master's pending write effects to its replicas.
@@ -95,6 +131,13 @@ class VirtualWorld : public Runtime {
   std::vector<Node> nodes_;
   std::vector<Group> groups_;
   std::map<std::pair<int, int>, Nanos> link_last_;  // FIFO per link
+  std::map<std::pair<int, int>, Link> links_;       // faults per (from, to)
+  // (client thread, group) -> connection generation: bumped when the
+  // client abandons the connection, which drops what is in flight on it.
+  std::map<std::pair<int, int>, int> generation_;
+  std::vector<std::string> watched_;
+  // (physical, key) -> last recorded description
+  std::map<std::pair<int, std::string>, std::string> observed_;
   // (client thread, physical node) -> (node epoch, connection)
   std::map<std::pair<int, int>, std::pair<int, VirtualRedis::ConnId>> conns_;
 };

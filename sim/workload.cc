@@ -16,6 +16,19 @@ Task<void> Work(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec&
           std::to_string(value) + (token ? " (token " + std::to_string(*token) + ")" : ""));
   };
   switch (workload.type) {
+    case WorkloadSpec::Type::kCommands:
+      for (size_t i = 0; i < workload.commands.size(); ++i) {
+        Command cmd(workload.commands[i].begin(), workload.commands[i].end());
+        const Reply reply = co_await env.Call(0, cmd);
+        const std::string got = reply.ToString();
+        const bool same = got == workload.replies[i];
+        h.Add(runtime.Now(), p, same ? OpType::kOk : OpType::kFail, OpF::kRead,
+              same ? got
+                   : "reply to " + FormatCommand(cmd) + " was " + got + ", Redis gives " +
+                         workload.replies[i]);
+      }
+      co_await env.SleepFor(spec.hold);
+      break;
     case WorkloadSpec::Type::kNone:
     case WorkloadSpec::Type::kScheduledJob:  // the job itself is recorded by the caller
       co_await env.SleepFor(spec.hold);
@@ -52,22 +65,50 @@ Task<void> Work(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec&
   }
 }
 
+// A fault triggered by the step just recorded (a pause "when A has
+// acquired") takes effect before the thread's next step: the thread waits
+// here until the process resumes, and never comes back if it crashed.
+Task<void> Checkpoint(Runtime& runtime, ProcessEnv& env) {
+  if (!runtime.Runnable(env.process())) co_await env.SleepFor(Nanos{0});
+}
+
 Task<bool> Cycle(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec& spec,
                  const std::string& key, const WorkloadSpec& workload,
                  ProtectedResource& resource, std::optional<int64_t> tick) {
   History& h = runtime.history();
   const int p = env.actor();
   h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key);
+  co_await Checkpoint(runtime, env);
   const bool acquired = co_await lock.Acquire(env);
   h.Add(runtime.Now(), p, acquired ? OpType::kOk : OpType::kFail, OpF::kAcquire, key);
+  co_await Checkpoint(runtime, env);
   if (!acquired) co_return false;
 
   h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kCs, key);
+  co_await Checkpoint(runtime, env);
   if (tick) h.Add(runtime.Now(), p, OpType::kOk, OpF::kJob, std::to_string(*tick));
-  co_await Work(runtime, env, lock, spec, workload, resource);
+  if (spec.reenter) {
+    // Seed 004's nested call: a method that holds the lock calls another
+    // that takes it too, and releases it in a `finally`.
+    co_await env.SleepFor(spec.hold / 2);
+    h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key + std::string(kNestedSuffix));
+    const bool inner = co_await lock.Acquire(env);
+    h.Add(runtime.Now(), p, inner ? OpType::kOk : OpType::kFail, OpF::kAcquire,
+          key + std::string(kNestedSuffix));
+    co_await env.SleepFor(spec.hold / 4);
+    h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key + std::string(kNestedSuffix));
+    const bool inner_released = co_await lock.Release(env);
+    h.Add(runtime.Now(), p, inner_released ? OpType::kOk : OpType::kFail, OpF::kRelease,
+          key + std::string(kNestedSuffix));
+    co_await env.SleepFor(spec.hold - spec.hold / 2 - spec.hold / 4);
+  } else {
+    co_await Work(runtime, env, lock, spec, workload, resource);
+  }
   h.Add(runtime.Now(), p, OpType::kOk, OpF::kCs, key);
+  co_await Checkpoint(runtime, env);
 
   h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key);
+  co_await Checkpoint(runtime, env);
   const bool released = co_await lock.Release(env);
   h.Add(runtime.Now(), p, released ? OpType::kOk : OpType::kFail, OpF::kRelease, key);
   co_return true;
@@ -104,24 +145,6 @@ Task<void> RunLimiterClient(Runtime& runtime, ProcessEnv& env, Limiter& limiter,
     const Admission a = co_await limiter.Admit(env);
     h.Add(runtime.Now(), env.actor(), a.admitted ? OpType::kOk : OpType::kFail, OpF::kAdmit,
           std::to_string(a.count));
-  }
-}
-
-void ScheduleFaults(Runtime& runtime, const std::vector<FaultSpec>& faults,
-                    const std::function<int(const std::string&)>& process_of) {
-  for (const FaultSpec& f : faults) {
-    const int target = process_of(f.process);
-    const Nanos end = f.at + f.duration;
-    const std::string value = f.process + " for " + FormatDuration(f.duration);
-    runtime.At(f.at, runtime.nemesis(), [&runtime, target, end, value] {
-      runtime.history().Add(runtime.Now(), runtime.history().nemesis(), OpType::kInfo,
-                            OpF::kPause, value);
-      runtime.Pause(target, end);
-    });
-    runtime.AtFirst(end, runtime.nemesis(), [&runtime, name = f.process] {
-      runtime.history().Add(runtime.Now(), runtime.history().nemesis(), OpType::kInfo,
-                            OpF::kResume, name);
-    });
   }
 }
 

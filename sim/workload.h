@@ -25,11 +25,6 @@ Task<void> RunClient(Runtime& runtime, ProcessEnv& env, Lock& lock, const Client
 Task<void> RunLimiterClient(Runtime& runtime, ProcessEnv& env, Limiter& limiter,
                             const ClientSpec& spec, const std::string& key);
 
-// Schedules the scenario's faults as nemesis events. `process_of` maps a
-// client name to its process id.
-void ScheduleFaults(Runtime& runtime, const std::vector<FaultSpec>& faults,
-                    const std::function<int(const std::string&)>& process_of);
-
 }  // namespace locksim
 
 #endif  // LOCKSIM_SIM_WORKLOAD_H_

@@ -88,7 +88,8 @@ TEST_P(RealCleanupTest, SignalMidRunLeavesNoServerBehind) {
     // Nothing could clean up after a SIGKILL: the next run does.
     EXPECT_FALSE(fs::is_empty(dir_));
     const std::string cmd = "TMPDIR=" + dir_.string() + " " + LOCKSIM_BINARY + " run " +
-                            ScenarioPath("baseline-contention") + " --backend real -q";
+                            ScenarioPath("baseline-contention") +
+                            " --algorithm set-nx-px --backend real -q";
     EXPECT_EQ(std::system(cmd.c_str()), 0);
   }
   EXPECT_TRUE(fs::is_empty(dir_)) << "temporary folder left in " << dir_;

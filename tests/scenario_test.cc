@@ -58,7 +58,7 @@ TEST(ScenarioTest, NotJsonNamesTheFileAndThePosition) {
 TEST(ScenarioTest, UnknownFieldNamesItsPath) {
   EXPECT_EQ(ErrorOf(Valid("\"hold\": \"100ms\"", "\"hodl\": \"100ms\"")),
             "s.json: $.clients[0].hodl: unknown field (expected one of: name, start, "
-            "iterations, threads, hold, think)");
+            "iterations, threads, hold, think, reenter)");
 }
 
 TEST(ScenarioTest, WrongTypeNamesItsPathAndTheExpectedType) {
@@ -82,7 +82,8 @@ TEST(ScenarioTest, UnknownAlgorithmIsRejectedWhereverItIsNamed) {
 
 TEST(ScenarioTest, FaultOnAnUnknownProcessOrAfterTheEndIsRejected) {
   EXPECT_EQ(ErrorOf(Valid("\"process\": \"A\"", "\"process\": \"Z\"")),
-            "s.json: $.faults[0].process: names no client: \"Z\"");
+            "s.json: $.faults[0].process: expected a client (A, B) or a Redis node (redis0), "
+            "got \"Z\"");
   EXPECT_EQ(ErrorOf(Valid("\"at\": \"10ms\"", "\"at\": \"20s\"")),
             "s.json: $.faults[0].at: the fault would fire after the run ends (duration 10s)");
 }

@@ -199,6 +199,29 @@ const std::string* VirtualRedis::PeekString(const std::string& key, int64_t now_
   return &it->second.str;
 }
 
+std::string VirtualRedis::DescribeKey(const std::string& key, int64_t now_ms) const {
+  auto it = db_.find(key);
+  if (it == db_.end() || (it->second.expire_ms >= 0 && now_ms > it->second.expire_ms)) {
+    return key + " absent";
+  }
+  const Object& o = it->second;
+  auto shorten = [](const std::string& v) {
+    return v.size() <= 40 ? v : v.substr(0, 37) + "...";
+  };
+  std::string out = key + " = ";
+  if (o.type == Object::Type::kString) {
+    out += "\"" + shorten(o.str) + "\"";
+  } else {
+    out += "{";
+    for (size_t i = 0; i < o.hash.size(); ++i) {
+      out += (i ? ", " : "") + shorten(o.hash[i].first) + ": " + shorten(o.hash[i].second);
+    }
+    out += "}";
+  }
+  out += o.expire_ms < 0 ? " no ttl" : " pttl " + std::to_string(o.expire_ms - now_ms);
+  return out;
+}
+
 int64_t VirtualRedis::PeekExpire(const std::string& key) const {
   auto it = db_.find(key);
   return it == db_.end() ? -2 : it->second.expire_ms;

@@ -105,6 +105,9 @@ class VirtualRedis {
   // The key's value if it is a live string at `now_ms` (no side effects).
   const std::string* PeekString(const std::string& key, int64_t now_ms) const;
   int64_t PeekExpire(const std::string& key) const;
+  // The key as a report shows it: `KEY = "value" pttl 4999`, `KEY = {field:
+  // value} no ttl` or `KEY absent` (also when logically expired).
+  std::string DescribeKey(const std::string& key, int64_t now_ms) const;
   // A connection's state: inside MULTI, and how many channels it is
   // subscribed to (false / 0 for an unknown connection).
   bool InMulti(ConnId conn) const;

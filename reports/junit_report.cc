@@ -1,0 +1,64 @@
+#include "reports/junit_report.h"
+
+#include "reports/report_text.h"
+#include "reports/xml_escape.h"
+
+namespace locksim {
+
+using ojson = nlohmann::ordered_json;
+
+std::string RenderJunit(const ojson& r) {
+  std::string suites;
+  int64_t tests = 0, failures = 0, skipped = 0;
+  for (const ojson& sc : r.at("scenarios")) {
+    const std::string name = sc.at("name").get<std::string>();
+    std::string cases;
+    int64_t t = 0, f = 0, sk = 0;
+    for (const ojson& c : r.at("cells")) {
+      if (c.at("scenario") != name) continue;
+      ++t;
+      cases += "    <testcase classname=\"locksim." + EscapeXml(name) + "\" name=\"" +
+               EscapeXml(c.at("algorithm").get<std::string>()) + "\" time=\"0\"";
+      if (c.contains("skipped")) {
+        ++sk;
+        cases += ">\n      <skipped message=\"" + EscapeXml(c.value("skipped", "")) +
+                 "\"/>\n    </testcase>\n";
+      } else if (CellFailed(c)) {
+        ++f;
+        std::string message = CellLabel(c);
+        const std::string note = ExpectationNote(c);
+        if (!note.empty()) message += " (" + note + ")";
+        message += ": " + EffectSentence(c);
+        std::string body;
+        if (c.contains("counterexample")) {
+          for (const ojson& v : c["counterexample"].value("violations", ojson::array())) {
+            body += v.value("text", "") + "\n";
+          }
+          body += "replay: locksim run " + c["counterexample"].value("scenario_file", "") +
+                  " --algorithm " + c.at("algorithm").get<std::string>() + " --seed " +
+                  std::to_string(c["counterexample"].value("seed", int64_t{0})) + "\n";
+        }
+        for (const ojson& e : c.value("effects", ojson::array())) {
+          body += e.get<std::string>() + "\n";
+        }
+        cases += ">\n      <failure type=\"" + EscapeXml(c.value("verdict", "")) +
+                 "\" message=\"" + EscapeXml(message) + "\">" + EscapeXml(body) +
+                 "</failure>\n    </testcase>\n";
+      } else {
+        cases += "/>\n";
+      }
+    }
+    tests += t;
+    failures += f;
+    skipped += sk;
+    suites += "  <testsuite name=\"" + EscapeXml(name) + "\" tests=\"" + std::to_string(t) +
+              "\" failures=\"" + std::to_string(f) + "\" errors=\"0\" skipped=\"" +
+              std::to_string(sk) + "\" time=\"0\">\n" + cases + "  </testsuite>\n";
+  }
+  return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"locksim compare\" "
+         "tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) +
+         "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\" time=\"0\">\n" + suites +
+         "</testsuites>\n";
+}
+
+}  // namespace locksim

@@ -1,0 +1,36 @@
+// Words and numbers shared by the report writers, so that the terminal
+// table, report.html, summary.md and junit.xml say the same thing.
+#ifndef LOCKSIM_REPORTS_REPORT_TEXT_H_
+#define LOCKSIM_REPORTS_REPORT_TEXT_H_
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace locksim {
+
+// "SAFE", "VIOLATED 2", "DEADLOCK", "DEGRADED", "n/a" for a skipped cell,
+// any other verdict upper-cased.
+std::string CellLabel(const nlohmann::ordered_json& cell);
+
+// Whether a cell counts as failed: its verdict is not safe (and it ran), or
+// its scenario's expectation for it does not hold.
+bool CellFailed(const nlohmann::ordered_json& cell);
+
+// "as expected", "expected violated A/B", or "" without an expectation.
+std::string ExpectationNote(const nlohmann::ordered_json& cell);
+
+// The business effect in one sentence: the workload's effects when its
+// invariant broke, else the first violation's text, else the verdict.
+std::string EffectSentence(const nlohmann::ordered_json& cell);
+
+// A JSON number (or null) with at most 3 decimals: "1.5", "—" for null.
+std::string FigureText(const nlohmann::ordered_json& value);
+
+// The cells of the matrix by scenario and algorithm; nullptr when absent.
+const nlohmann::ordered_json* FindCell(const nlohmann::ordered_json& results,
+                                       const std::string& scenario, const std::string& algorithm);
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_REPORTS_REPORT_TEXT_H_

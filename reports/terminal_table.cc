@@ -1,0 +1,130 @@
+#include "reports/terminal_table.h"
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "reports/report_text.h"
+
+namespace locksim {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+// Display width of UTF-8 text (every code point one column).
+size_t Width(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+std::string Pad(const std::string& s, size_t width) {
+  const size_t w = Width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+const char* Colour(const ojson& c) {
+  if (c.contains("skipped")) return "\x1b[2m";
+  const std::string v = c.value("verdict", "");
+  if (v == "safe") return "\x1b[32m";
+  if (v == "violated") return "\x1b[1;31m";
+  if (v == "deadlock") return "\x1b[33m";
+  if (v == "degraded") return "\x1b[34m";
+  return "\x1b[37m";
+}
+
+// The short label of a cell when the full ones would not fit a terminal.
+std::string CompactLabel(const ojson& c) {
+  if (c.contains("skipped")) return "-";
+  const std::string v = c.value("verdict", "");
+  if (v == "safe") return "ok";
+  if (v == "violated") return "V" + std::to_string(c.value("violations", int64_t{0}));
+  if (v == "deadlock") return "DL";
+  if (v == "degraded") return "DG";
+  std::string upper;
+  for (char ch : v.substr(0, 4)) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return upper;
+}
+
+constexpr size_t kTerminalWidth = 120;
+
+}  // namespace
+
+std::string RenderTerminalTable(const ojson& r, bool colour) {
+  // Column heads: "f01" for "f01-pause-past-ttl", when unique.
+  std::vector<std::string> names, heads;
+  for (const ojson& sc : r.at("scenarios")) names.push_back(sc.at("name").get<std::string>());
+  std::set<std::string> seen;
+  bool unique = true;
+  for (const std::string& n : names) {
+    heads.push_back(n.substr(0, n.find('-')));
+    unique = unique && seen.insert(heads.back()).second;
+  }
+  if (!unique) heads = names;
+
+  size_t first = std::string("variant").size();
+  for (const ojson& a : r.at("algorithms")) first = std::max(first, Width(a.get<std::string>()));
+  // Full labels ("VIOLATED 2") when the table fits a terminal, else short
+  // ones ("V2") with a key below.
+  std::vector<size_t> widths;
+  bool compact = false;
+  auto Label = [&compact](const ojson& c) { return compact ? CompactLabel(c) : CellLabel(c); };
+  for (int pass = 0; pass < 2; ++pass) {
+    widths.clear();
+    size_t total = first;
+    for (size_t i = 0; i < names.size(); ++i) {
+      size_t w = std::max<size_t>(Width(heads[i]), compact ? 3 : 8);
+      for (const ojson& a : r.at("algorithms")) {
+        if (const ojson* c = FindCell(r, names[i], a.get<std::string>())) {
+          w = std::max(w, Width(Label(*c)) + 1);
+        }
+      }
+      widths.push_back(w);
+      total += 2 + w;
+    }
+    if (total <= kTerminalWidth || compact) break;
+    compact = true;
+  }
+
+  // The last column is not padded: no trailing blanks.
+  auto Fit = [&](const std::string& text, size_t i) {
+    return i + 1 == names.size() ? text : Pad(text, widths[i]);
+  };
+  std::string s = Pad("variant", first);
+  for (size_t i = 0; i < names.size(); ++i) s += "  " + Fit(heads[i], i);
+  s += "\n";
+  for (const ojson& a : r.at("algorithms")) {
+    const std::string algo = a.get<std::string>();
+    s += Pad(algo, first);
+    for (size_t i = 0; i < names.size(); ++i) {
+      const ojson* c = FindCell(r, names[i], algo);
+      std::string label = c ? Label(*c) : "";
+      // A cell whose scenario expected something else is marked with "!".
+      if (c && c->contains("expected") && !(*c)["expected"].value("met", true)) label += "!";
+      const std::string cell = Fit(label, i);
+      s += "  ";
+      s += colour && c ? std::string(Colour(*c)) + cell + "\x1b[0m" : cell;
+    }
+    s += "\n";
+  }
+  if (heads != names) {
+    for (size_t i = 0; i < names.size(); ++i) s += Pad(heads[i], first) + "  " + names[i] + "\n";
+  }
+  if (compact) {
+    s += "key: ok safe, Vn violated (n violations), DL deadlock, DG degraded, - not applicable\n";
+  }
+  const ojson& sum = r.at("summary");
+  std::string totals;
+  const ojson by = sum.value("by_verdict", ojson::object());
+  for (const auto& [v, n] : by.items()) {
+    totals += (totals.empty() ? "" : ", ") + std::to_string(n.get<int64_t>()) + " " + v;
+  }
+  s += std::to_string(sum.value("run", int64_t{0})) + " cells run (" + totals + "), " +
+       std::to_string(sum.value("skipped", int64_t{0})) + " not applicable; " +
+       std::to_string(sum.value("as_expected", int64_t{0})) + " of " +
+       std::to_string(sum.value("expected", int64_t{0})) +
+       " expectations met (! marks a cell not as expected)\n";
+  return s;
+}
+
+}  // namespace locksim
