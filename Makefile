@@ -3,12 +3,13 @@
 #               ends by writing the comparison report and printing its path
 #   make test   installs what is missing (Chromium too, for the report's
 #               end-to-end test), builds, runs every test (ctest)
+#   make bench  the benchmarks of issue 9 and their goals (not run by CI)
 BUILD ?= build
 JOBS ?= 2
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-browser build demo test test-long test-asan screenshot clean
+.PHONY: all deps deps-browser build demo test test-long test-asan bench screenshot clean
 
 all: build
 
@@ -56,6 +57,14 @@ test-long: build
 test-asan:
 	@$(MAKE) --no-print-directory test BUILD=build-asan BUILD_TYPE=RelWithDebInfo \
 	  CMAKE_FLAGS=-DLOCKSIM_SANITIZE=ON CTEST_EXCLUDE='long|real-parity'
+
+# Benchmarks (bench/): micro-benchmarks, then the driver that measures the
+# peer (its own redis-server under redis-benchmark) in the same run, prints
+# the table of goals and writes bench/results/<date>.json. Not part of
+# `make test` or CI.
+bench: build
+	@cmake --build $(BUILD) -j$(JOBS) --target locksim_micro locksim_bench -- --no-print-directory
+	@$(BUILD)/bench/locksim_bench
 
 # docs/report.png, the README's picture of report.html, drawn by headless
 # Chromium from `locksim compare` over the bundled scenarios.

@@ -74,7 +74,7 @@ class VirtualWorld : public Runtime, public Cluster {
 
   // Keys whose state on every node is recorded in the history (a `state`
   // op each time it changes, with the client whose command changed it).
-  void WatchKeys(std::vector<std::string> keys) { watched_ = std::move(keys); }
+  void WatchKeys(std::vector<std::string> keys);
   // Records what changed on the node since it was last looked at (after a
   // clock change, say).
   void Observe(int physical, int cause = -1);
@@ -129,8 +129,16 @@ class VirtualWorld : public Runtime, public Cluster {
   // client abandons the connection, which drops what is in flight on it.
   std::map<std::pair<int, int>, int> generation_;
   std::vector<std::string> watched_;
-  // (physical, key) -> last recorded description
-  std::map<std::pair<int, std::string>, std::string> observed_;
+  // What Observe last saw of a watched key on a node: the signature it
+  // compares (the value and the absolute expiry, as text; empty before the
+  // first look), and the key's state it was made from, which is compared
+  // first and without building any text.
+  struct Observed {
+    std::string signature;
+    VirtualRedis::KeyState state;
+  };
+  // By physical node, then by index in watched_.
+  std::vector<std::vector<Observed>> observed_;
   // (client thread, physical node) -> (node epoch, connection)
   std::map<std::pair<int, int>, std::pair<int, VirtualRedis::ConnId>> conns_;
 };

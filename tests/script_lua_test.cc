@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "sim/vredis/server.h"
 #include "sim/vredis/sha1.h"
@@ -185,6 +186,50 @@ TEST_F(ScriptLuaTest, AnErrorObjectWithoutErrFieldIsAnErrorReply) {
   // redis-server 7.0.15 crashes on this (a NULL message in luaCallFunction).
   EXPECT_TRUE(Eval("error({})").IsError());
   EXPECT_EQ(Eval("return 1"), Reply::Integer(1));
+}
+
+// KEYS and ARGV are new tables at every run in Redis. The virtual Redis
+// refills tables it kept when a script left them as it found them; whatever
+// a script does to them, the next run must see fresh ones.
+TEST_F(ScriptLuaTest, WhatAScriptDoesToKeysAndArgvNeverReachesTheNextRun) {
+  // What a fresh KEYS / ARGV looks like to a script: elements, length,
+  // every key (in order), metatable.
+  const std::string look =
+      "local out = {}\n"
+      "for _, t in ipairs({KEYS, ARGV}) do\n"
+      "  local keys = {}\n"
+      "  for k, v in pairs(t) do keys[#keys + 1] = tostring(k) .. '=' .. tostring(v) end\n"
+      "  out[#out + 1] = #t .. ':' .. table.concat(keys, ',') .. ':' ..\n"
+      "                  tostring(getmetatable(t))\n"
+      "end\n"
+      "return out";
+  auto fresh = [&](std::vector<std::string> keys, std::vector<std::string> args) {
+    Command c = {"EVAL", look, std::to_string(keys.size())};
+    c.insert(c.end(), keys.begin(), keys.end());
+    c.insert(c.end(), args.begin(), args.end());
+    return Do(c);
+  };
+  const Reply expected =
+      Reply::Array({Reply::String("2:1=a,2=b:nil"), Reply::String("1:1=c:nil")});
+  ASSERT_EQ(fresh({"a", "b"}, {"c"}), expected);
+  for (const char* meddle : {
+           "KEYS[1] = nil; ARGV[1] = nil",
+           "KEYS[3] = 'x'; ARGV[2] = 'y'",
+           "KEYS.extra = 1; ARGV[0] = 2",
+           "setmetatable(KEYS, {__index = function() return 'm' end}); "
+           "setmetatable(ARGV, {})",
+           "table.insert(KEYS, 'x'); table.remove(ARGV)",
+           "KEYS[1] = {}; ARGV[1] = KEYS; error('after meddling')",
+       }) {
+    Command c = {"EVAL", meddle, "2", "a", "b", "c"};
+    Do(c);
+    EXPECT_EQ(fresh({"a", "b"}, {"c"}), expected) << "after: " << meddle;
+    EXPECT_EQ(fresh({"p"}, {"q", "r"}),
+              Reply::Array({Reply::String("1:1=p:nil"), Reply::String("2:1=q,2=r:nil")}))
+        << "after: " << meddle;
+    EXPECT_EQ(fresh({}, {}), Reply::Array({Reply::String("0::nil"), Reply::String("0::nil")}))
+        << "after: " << meddle;
+  }
 }
 
 }  // namespace

@@ -222,6 +222,33 @@ std::string VirtualRedis::DescribeKey(const std::string& key, int64_t now_ms) co
   return out;
 }
 
+bool VirtualRedis::KeyStateChanged(const std::string& key, int64_t now_ms,
+                                   KeyState* state) const {
+  auto it = db_.find(key);
+  if (it == db_.end() || (it->second.expire_ms >= 0 && now_ms > it->second.expire_ms)) {
+    if (!state->live) return false;
+    *state = KeyState{};
+    return true;
+  }
+  const Object& o = it->second;
+  const bool hash = o.type == Object::Type::kHash;
+  if (state->live && state->hash == hash && state->expire_ms == o.expire_ms &&
+      (hash ? state->fields == o.hash : state->str == o.str)) {
+    return false;
+  }
+  state->live = true;
+  state->hash = hash;
+  state->expire_ms = o.expire_ms;
+  if (hash) {
+    state->str.clear();
+    state->fields = o.hash;
+  } else {
+    state->str = o.str;
+    state->fields.clear();
+  }
+  return true;
+}
+
 int64_t VirtualRedis::PeekExpire(const std::string& key) const {
   auto it = db_.find(key);
   return it == db_.end() ? -2 : it->second.expire_ms;

@@ -34,6 +34,7 @@
 #ifndef LOCKSIM_SIM_VREDIS_SCRIPT_LUA_H_
 #define LOCKSIM_SIM_VREDIS_SCRIPT_LUA_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -73,6 +74,7 @@ class LuaScripting {
   struct CachedScript {
     std::string body;
     unsigned flags = 0;
+    int function_ref = 0;  // the compiled function, in the registry
   };
 
   // scriptingInit(): a fresh Lua state with Redis's libraries, API and
@@ -82,6 +84,8 @@ class LuaScripting {
   // luaCreateFunction(): compiles `body` unless cached and caches it under
   // its SHA-1 (written to *sha). On failure returns false and the error.
   bool CreateFunction(const std::string& body, std::string* sha, Reply* error);
+  // Whether a KEYS or ARGV table a script ran with can serve the next run.
+  bool Reusable(int ref, size_t count);
 
   // The redis.* functions (script_lua.c), with `this` as upvalue 1.
   static int Call(lua_State* L);
@@ -115,6 +119,22 @@ class LuaScripting {
   int globals_ref_ = 0;  // the real globals table, behind its read-only proxy
   int handler_ref_ = 0;  // __redis__err__handler
   std::unordered_map<std::string, CachedScript> scripts_;  // by lower-case sha1
+  using ScriptEntry = std::unordered_map<std::string, CachedScript>::value_type;
+  // The script of the last EVAL (nodes of scripts_ do not move), or null.
+  const ScriptEntry* last_eval_ = nullptr;
+  int keys_name_ref_ = 0;  // the strings "KEYS" and "ARGV", in the registry
+  int argv_name_ref_ = 0;
+  Command call_argv_;      // redis.call's arguments, reused
+  // KEYS and ARGV tables kept for reuse, by element count (registry refs,
+  // or LUA_NOREF); see Eval and Reusable.
+  using ArgTables = std::array<int, 8>;
+  ArgTables keys_tables_{};
+  ArgTables argv_tables_{};
+  // SHA-1 of recent script bodies: EVAL sends the whole body every time,
+  // and hashing it again cost a third of an EVAL (callgrind). A pure
+  // memo of Sha1Hex, so it survives SCRIPT FLUSH; bounded by kShaMemoMax.
+  static constexpr size_t kShaMemoMax = 1024;
+  std::unordered_map<std::string, std::string> sha_memo_;
   bool read_only_run_ = false;  // the running script may not write
   uint64_t rand48_;             // survives SCRIPT FLUSH, as in Redis
 };

@@ -108,6 +108,19 @@ class VirtualRedis {
   // The key as a report shows it: `KEY = "value" pttl 4999`, `KEY = {field:
   // value} no ttl` or `KEY absent` (also when logically expired).
   std::string DescribeKey(const std::string& key, int64_t now_ms) const;
+  // What DescribeKey's text is made of, but the TTL left: absent (also when
+  // logically expired at `now_ms`), or the value and the absolute expiry.
+  struct KeyState {
+    bool live = false;
+    bool hash = false;
+    std::string str;
+    std::vector<std::pair<std::string, std::string>> fields;
+    int64_t expire_ms = -1;
+    bool operator==(const KeyState&) const = default;
+  };
+  // Whether the key's state at `now_ms` differs from *state; *state becomes
+  // it. No text is built: what a change check per command can afford.
+  bool KeyStateChanged(const std::string& key, int64_t now_ms, KeyState* state) const;
   // A connection's state: inside MULTI, and how many channels it is
   // subscribed to (false / 0 for an unknown connection).
   bool InMulti(ConnId conn) const;

@@ -77,12 +77,11 @@ Reply VirtualRedis::SetCommand(const Command& argv) {
       return Reply::Error(std::string(kNotIntegerErr));
     }
     const bool seconds = flags & (kEx | kExAt);
-    const Reply invalid =
-        Reply::Error("ERR invalid expire time in 'set' command");
-    if (v <= 0 || (seconds && v > INT64_MAX / 1000)) return invalid;
+    auto invalid = [] { return Reply::Error("ERR invalid expire time in 'set' command"); };
+    if (v <= 0 || (seconds && v > INT64_MAX / 1000)) return invalid();
     if (seconds) v *= 1000;
     if (flags & (kEx | kPx)) {
-      if (v > INT64_MAX - now_ms_) return invalid;  // would overflow
+      if (v > INT64_MAX - now_ms_) return invalid();  // would overflow
       v += now_ms_;
     }
     when = v;

@@ -1,0 +1,47 @@
+// locksim's own macro figures, each a plain measurement; the driver
+// (locksim_bench.cc) puts them beside their peers and goals.
+#ifndef LOCKSIM_BENCH_FIGURES_H_
+#define LOCKSIM_BENCH_FIGURES_H_
+
+#include <cstdint>
+#include <string>
+
+namespace locksim::bench {
+
+// The CPU time of one virtual run of `scenario_path` (the best of
+// `repeats`, the machine being shared), and what it simulated.
+struct VirtualRunTiming {
+  double wall_seconds = 0;
+  double simulated_seconds = 0;
+  int64_t redis_commands = 0;
+  int64_t acquisitions = 0;
+};
+VirtualRunTiming TimeVirtualRun(const std::string& scenario_path, int repeats);
+
+// Seeds 1..seeds of `scenario_path`, one after the other on this core: the
+// CPU time per seed, and the mean Redis commands per run.
+struct SweepTiming {
+  double seconds_per_seed = 0;
+  double commands_per_seed = 0;
+};
+SweepTiming TimeSeedSweep(const std::string& scenario_path, int seeds);
+
+// One real run of `scenario_path` (it starts its own redis-servers): the
+// acquire + release cycles per second, from the first acquire to the last
+// release in the run's own history (server start-up excluded).
+struct RealCycles {
+  double cycles_per_second = 0;
+  int64_t cycles = 0;
+};
+RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string& redis_server);
+
+// The peak resident memory (bytes) of a child process that builds a
+// synthetic history of `ops` operations and checks it: this program run
+// again with --history-memory-child.
+int64_t MeasureHistoryPeakMemory(int64_t ops);
+// What that child does; returns its exit code.
+int HistoryMemoryChild(int64_t ops);
+
+}  // namespace locksim::bench
+
+#endif  // LOCKSIM_BENCH_FIGURES_H_

@@ -1,0 +1,121 @@
+#include "bench/peer.h"
+
+#include <hiredis/hiredis.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+#include "sim/errors.h"
+
+extern char** environ;
+
+namespace locksim::bench {
+
+namespace {
+
+void Wait(pid_t pid, const std::string& name) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw HarnessError(name + " failed (status " + std::to_string(status) + ")");
+  }
+}
+
+}  // namespace
+
+void RunToTerminal(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  if (posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ) != 0) {
+    throw HarnessError("cannot run " + argv[0]);
+  }
+  Wait(pid, argv[0]);
+}
+
+std::string RunCapture(const std::vector<std::string>& argv) {
+  int fds[2];
+  if (pipe(fds) != 0) throw HarnessError("pipe() failed");
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid;
+  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    throw HarnessError("cannot run " + argv[0]);
+  }
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(fds[0]);
+  Wait(pid, argv[0]);
+  return out;
+}
+
+Peer::Peer(std::string redis_benchmark, const std::string& redis_server)
+    : redis_benchmark_(std::move(redis_benchmark)) {
+  RedisServerOptions options;
+  options.binary = redis_server;
+  server_ = RedisServer::Start(options);
+}
+
+double Peer::RequestsPerSecond(const std::vector<std::string>& command, int pipeline,
+                               int clients, int requests) {
+  std::vector<std::string> argv = {redis_benchmark_, "-h", "127.0.0.1",
+                                   "-p", std::to_string(port()),
+                                   "-n", std::to_string(requests),
+                                   "-c", std::to_string(clients),
+                                   "-P", std::to_string(pipeline),
+                                   "-r", "1000", "--csv"};
+  argv.insert(argv.end(), command.begin(), command.end());
+  std::string line;
+  for (const std::string& a : argv) line += (line.empty() ? "" : " ") + a;
+  commands_.push_back(line);
+  // --csv: a header, then "name","rps",... for the command.
+  std::istringstream out(RunCapture(argv));
+  std::string row;
+  while (std::getline(out, row)) {
+    if (row.rfind("\"test\"", 0) == 0) continue;
+    const size_t a = row.find("\",\"");
+    if (a == std::string::npos) continue;
+    const size_t b = row.find('"', a + 3);
+    return std::strtod(row.substr(a + 3, b - a - 3).c_str(), nullptr);
+  }
+  throw HarnessError("redis-benchmark printed no figure: " + line);
+}
+
+std::string Peer::LoadScript(const std::string& body) {
+  redisContext* c = redisConnect("127.0.0.1", port());
+  if (c == nullptr || c->err) {
+    if (c != nullptr) redisFree(c);
+    throw HarnessError("cannot connect to the peer redis-server");
+  }
+  auto* r = static_cast<redisReply*>(redisCommand(c, "SCRIPT LOAD %b", body.data(), body.size()));
+  std::string sha = r != nullptr && r->type == REDIS_REPLY_STRING ? std::string(r->str, r->len) : "";
+  if (r != nullptr) freeReplyObject(r);
+  redisFree(c);
+  if (sha.empty()) throw HarnessError("SCRIPT LOAD failed on the peer");
+  return sha;
+}
+
+}  // namespace locksim::bench

@@ -1,0 +1,48 @@
+// The peer every figure is measured against: a redis-server of our own
+// (sim/real/redis_server.h: 127.0.0.1, a port we pick, a temporary folder)
+// loaded by redis-benchmark, in the same run as our figures.
+#ifndef LOCKSIM_BENCH_PEER_H_
+#define LOCKSIM_BENCH_PEER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/real/redis_server.h"
+
+namespace locksim::bench {
+
+class Peer {
+ public:
+  // Starts the server. Throws InputError / HarnessError as RedisServer does.
+  Peer(std::string redis_benchmark, const std::string& redis_server);
+
+  // redis-benchmark's requests per second for one command (argv, with
+  // __rand_int__ drawn from 1000 keys), with `pipeline` requests in flight
+  // per connection over `clients` connections, `requests` in all. Throws
+  // HarnessError if redis-benchmark fails or prints no figure.
+  double RequestsPerSecond(const std::vector<std::string>& command, int pipeline,
+                           int clients, int requests);
+  // SCRIPT LOAD: the sha1 to EVALSHA `body` with.
+  std::string LoadScript(const std::string& body);
+
+  int port() const { return server_->port(); }
+  // The exact command lines run so far, for the results file.
+  const std::vector<std::string>& commands() const { return commands_; }
+
+ private:
+  std::string redis_benchmark_;
+  std::unique_ptr<RedisServer> server_;
+  std::vector<std::string> commands_;
+};
+
+// Runs argv (no shell) and returns what it printed on stdout; throws
+// HarnessError when it cannot start or exits with a failure.
+std::string RunCapture(const std::vector<std::string>& argv);
+// Runs argv (no shell) with our stdout and stderr; throws HarnessError when
+// it cannot start or exits with a failure.
+void RunToTerminal(const std::vector<std::string>& argv);
+
+}  // namespace locksim::bench
+
+#endif  // LOCKSIM_BENCH_PEER_H_
