@@ -16,6 +16,7 @@
 #include <boost/program_options.hpp>
 
 #include "lockimpls/lock.h"
+#include "sim/cli_options.h"
 #include "sim/errors.h"
 #include "sim/explore.h"
 
@@ -33,17 +34,6 @@ double Seconds(WallClock::duration d) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(d).count() / 1000.0;
 }
 
-int64_t ParseInteger(const std::string& option, const std::string& text, int64_t lo, int64_t hi) {
-  int64_t v = 0;
-  const char* end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec != std::errc() || p != end || v < lo || v > hi) {
-    throw InputError(option + ": expected an integer from " + std::to_string(lo) + " to " +
-                     std::to_string(hi) + ", got \"" + text + "\"");
-  }
-  return v;
-}
-
 // "i/N", 0 <= i < N: Slurm's SLURM_ARRAY_TASK_ID and Kubernetes'
 // JOB_COMPLETION_INDEX both count from 0.
 void ParseShard(const std::string& text, SeedPlan* plan) {
@@ -51,8 +41,8 @@ void ParseShard(const std::string& text, SeedPlan* plan) {
   if (slash == std::string::npos) {
     throw InputError("--shard: expected i/N with 0 <= i < N, got \"" + text + "\"");
   }
-  plan->shard_count = ParseInteger("--shard", text.substr(slash + 1), 1, 1000000);
-  plan->shard_index = ParseInteger("--shard", text.substr(0, slash), 0, plan->shard_count - 1);
+  plan->shard_count = ParseIntOption("--shard", text.substr(slash + 1), 1, 1000000);
+  plan->shard_index = ParseIntOption("--shard", text.substr(0, slash), 0, plan->shard_count - 1);
 }
 
 void WriteFile(const fs::path& path, const std::string& text) {
@@ -237,16 +227,16 @@ int ExploreCommand(const std::vector<std::string>& args) {
   spec.faults = ParseFaultClasses(faults, "--faults");
   SeedPlan plan;
   plan.first = static_cast<uint64_t>(
-      ParseInteger("--first-seed", first_seed, 0, INT64_MAX / 2));
+      ParseIntOption("--first-seed", first_seed, 0, INT64_MAX / 2));
   if (!seeds.empty() && !time_limit.empty()) {
     throw InputError("--time: give either --seeds or --time, not both");
   }
   double limit = 0;
   if (!time_limit.empty()) {
-    limit = static_cast<double>(ParseInteger("--time", time_limit, 1, 366 * 24 * 3600));
+    limit = static_cast<double>(ParseIntOption("--time", time_limit, 1, 366 * 24 * 3600));
   } else {
     plan.count = static_cast<uint64_t>(
-        ParseInteger("--seeds", seeds.empty() ? "100" : seeds, 1, 100000000));
+        ParseIntOption("--seeds", seeds.empty() ? "100" : seeds, 1, 100000000));
   }
   if (!shard.empty()) {
     ParseShard(shard, &plan);
@@ -257,7 +247,7 @@ int ExploreCommand(const std::vector<std::string>& args) {
   }
   const int n_jobs = jobs.empty()
                          ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
-                         : static_cast<int>(ParseInteger("--jobs", jobs, 1, 1024));
+                         : static_cast<int>(ParseIntOption("--jobs", jobs, 1, 1024));
   const fs::path dir = PrepareOut(out_dir);
 
   const int64_t shard_total =

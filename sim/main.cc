@@ -19,6 +19,7 @@
 #include "lockimpls/lock.h"
 #include "reports/json_report.h"
 #include "sim/compare_command.h"
+#include "sim/cli_options.h"
 #include "sim/errors.h"
 #include "sim/explore_command.h"
 #include "sim/real/interrupt.h"
@@ -327,19 +328,6 @@ int ListCommand(const std::vector<std::string>& args) {
                 DescribeConfig(a.defaults).c_str());
   }
   return kExitSafe;
-}
-
-// A decimal integer option within [lo, hi], with a message naming it.
-int64_t ParseIntOption(const std::string& option, const std::string& text, int64_t lo,
-                       int64_t hi) {
-  int64_t v = 0;
-  const char* end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec != std::errc() || p != end || v < lo || v > hi) {
-    throw InputError(option + ": expected an integer from " + std::to_string(lo) + " to " +
-                     std::to_string(hi) + ", got \"" + text + "\"");
-  }
-  return v;
 }
 
 int ServeCommand(const std::vector<std::string>& args) {
