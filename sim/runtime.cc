@@ -78,15 +78,28 @@ void Runtime::AtFirst(Nanos at, int process, Callback fn) {
 
 void Runtime::Push(Nanos at, Nanos due, uint64_t seq, int process, int incarnation,
                    Callback fn) {
-  queue_.push_back(Event{at, due, seq, process, incarnation, std::move(fn)});
+  uint32_t body;
+  if (free_.empty()) {
+    body = static_cast<uint32_t>(bodies_.size());
+    bodies_.push_back(Body{process, incarnation, std::move(fn)});
+  } else {
+    body = free_.back();
+    free_.pop_back();
+    bodies_[body] = Body{process, incarnation, std::move(fn)};
+  }
+  PushKey(Key{at, due, seq, body});
+}
+
+void Runtime::PushKey(Key key) {
+  queue_.push_back(key);
   std::push_heap(queue_.begin(), queue_.end(), Later{});
 }
 
-Runtime::Event Runtime::Pop() {
+Runtime::Key Runtime::PopKey() {
   std::pop_heap(queue_.begin(), queue_.end(), Later{});
-  Event e = std::move(queue_.back());
+  const Key k = queue_.back();
   queue_.pop_back();
-  return e;
+  return k;
 }
 
 void Runtime::Pause(int process, Nanos until) {
@@ -128,14 +141,18 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
     if (next > now_) AdvanceTo(next);
     if (now_ >= deadline) break;
     while (!queue_.empty() && queue_.front().at <= now_) {
-      Event e = Pop();
-      const Process& owner = processes_[e.process];
-      if (owner.crashed || owner.incarnation != e.incarnation) continue;  // died with it
-      const Nanos paused_until = processes_[e.process].paused_until;
-      if (paused_until > now_) {
+      const Key k = PopKey();
+      Body& b = bodies_[k.body];
+      const Process& owner = processes_[b.process];
+      if (owner.crashed || owner.incarnation != b.incarnation) {  // died with it
+        b.fn = nullptr;
+        free_.push_back(k.body);
+        continue;
+      }
+      if (owner.paused_until > now_) {
         // The process is paused: the event keeps its turn among the
         // process's other deferred events and runs when the pause ends.
-        Push(paused_until, e.due, e.seq, e.process, e.incarnation, std::move(e.fn));
+        PushKey(Key{owner.paused_until, k.due, k.seq, k.body});
         continue;
       }
       if (now_ != instant_) {
@@ -147,7 +164,12 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
                         " events at one instant (" + FormatDuration(now_) +
                         "): time no longer advances (a zero delay in a loop?)");
       }
-      e.fn();
+      // Take the callback out first: it may schedule events, which may
+      // reuse this slot or grow bodies_.
+      Callback fn = std::move(b.fn);
+      b.fn = nullptr;
+      free_.push_back(k.body);
+      fn();
     }
   }
   // A task that threw is a bug in locksim, not a verdict: surface it.

@@ -224,8 +224,10 @@ void VirtualWorld::Send(int client, int actor, int node, Command cmd,
       Replicate(physical);
       ScheduleCron(physical);
       // TODO(issue 4): deliver pub/sub pushes to subscribed clients.
-      for (auto& [key, conn] : conns_) {
-        if (key.second == physical && conn.first == n.epoch) n.redis->TakePushes(conn.second);
+      if (n.redis->HasPushes()) {
+        for (auto& [key, conn] : conns_) {
+          if (key.second == physical && conn.first == n.epoch) n.redis->TakePushes(conn.second);
+        }
       }
     }
     Transmit(server, client, [this, actor, node, generation, done, reply = std::move(reply)] {

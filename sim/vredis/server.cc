@@ -83,6 +83,13 @@ void VirtualRedis::Disconnect(ConnId conn) {
   }
 }
 
+bool VirtualRedis::HasPushes() const {
+  for (const auto& [id, c] : conns_) {
+    if (!c.pushes.empty()) return true;
+  }
+  return false;
+}
+
 std::vector<Reply> VirtualRedis::TakePushes(ConnId conn) {
   auto it = conns_.find(conn);
   // The virtual world asks after every command, and there is rarely any.

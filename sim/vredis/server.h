@@ -64,6 +64,9 @@ class VirtualRedis {
   }
   // Out-of-band messages for `conn` (pub/sub), oldest first, and clears them.
   std::vector<Reply> TakePushes(ConnId conn);
+  // Whether any connection has a push waiting (asked after every command:
+  // there rarely is one).
+  bool HasPushes() const;
 
   // Periodic work, as serverCron at hz 10: call every 100 ms of node time.
   // Runs the active expiry cycle, the AOF fsync (every second) and RDB
