@@ -78,16 +78,21 @@ void Runtime::AtFirst(Nanos at, int process, Callback fn) {
 
 void Runtime::Push(Nanos at, Nanos due, uint64_t seq, int process, int incarnation,
                    Callback fn) {
-  uint32_t body;
   if (free_.empty()) {
-    body = static_cast<uint32_t>(bodies_.size());
-    bodies_.push_back(Body{process, incarnation, std::move(fn)});
-  } else {
-    body = free_.back();
-    free_.pop_back();
-    bodies_[body] = Body{process, incarnation, std::move(fn)};
+    free_.push_back(static_cast<uint32_t>(bodies_.size()));
+    bodies_.emplace_back();
   }
+  const uint32_t body = free_.back();
+  free_.pop_back();
+  bodies_[body] = Body{process, incarnation, std::move(fn)};
   PushKey(Key{at, due, seq, body});
+}
+
+Runtime::Callback Runtime::TakeCallback(uint32_t body) {
+  Callback fn = std::move(bodies_[body].fn);
+  bodies_[body].fn = nullptr;
+  free_.push_back(body);
+  return fn;
 }
 
 void Runtime::PushKey(Key key) {
@@ -142,11 +147,10 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
     if (now_ >= deadline) break;
     while (!queue_.empty() && queue_.front().at <= now_) {
       const Key k = PopKey();
-      Body& b = bodies_[k.body];
+      const Body& b = bodies_[k.body];
       const Process& owner = processes_[b.process];
       if (owner.crashed || owner.incarnation != b.incarnation) {  // died with it
-        b.fn = nullptr;
-        free_.push_back(k.body);
+        TakeCallback(k.body);  // destroyed here, after its slot is free
         continue;
       }
       if (owner.paused_until > now_) {
@@ -164,12 +168,9 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
                         " events at one instant (" + FormatDuration(now_) +
                         "): time no longer advances (a zero delay in a loop?)");
       }
-      // Take the callback out first: it may schedule events, which may
-      // reuse this slot or grow bodies_.
-      Callback fn = std::move(b.fn);
-      b.fn = nullptr;
-      free_.push_back(k.body);
-      fn();
+      // Out of its slot first: it may schedule events, which may reuse the
+      // slot or grow bodies_.
+      TakeCallback(k.body)();
     }
   }
   // A task that threw is a bug in locksim, not a verdict: surface it.

@@ -182,6 +182,8 @@ class Runtime {
   void AddProcessRecord(std::string name, int actor);
   void PushKey(Key key);
   Key PopKey();
+  // Moves an event's callback out of its slot and frees the slot.
+  Callback TakeCallback(uint32_t body);
   bool AllTasksDone() const;
 
   History history_;
