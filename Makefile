@@ -69,7 +69,7 @@ bench: build
 # docs/report.png, the README's picture of report.html, drawn by headless
 # Chromium from `locksim compare` over the bundled scenarios.
 screenshot: deps-browser build
-	@bash tests/report_browser_test.sh $(BUILD)/locksim . docs/report.png
+	@bash tests/reports/report_browser_test.sh $(BUILD)/locksim . docs/report.png
 
 clean:
 	rm -rf build build-asan

@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "bench/synthetic_history.h"
-#include "sim/checker.h"
-#include "sim/errors.h"
-#include "sim/runner.h"
-#include "sim/scenario.h"
+#include "sim/check/checker.h"
+#include "sim/core/errors.h"
+#include "sim/run/runner.h"
+#include "sim/scenario/scenario.h"
 
 namespace locksim::bench {
 namespace {

@@ -29,7 +29,7 @@
 #include "bench/figures.h"
 #include "bench/peer.h"
 #include "lockimpls/set_nx_px/set_nx_px.h"
-#include "sim/errors.h"
+#include "sim/core/errors.h"
 
 namespace locksim::bench {
 namespace {

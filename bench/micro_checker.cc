@@ -1,4 +1,4 @@
-// Micro-benchmarks of the mutual-exclusion checker (sim/checker.h) on a
+// Micro-benchmarks of the mutual-exclusion checker (sim/check/checker.h) on a
 // synthetic set-nx-px history (bench/synthetic_history.h).
 //   BM_CheckMutualExclusion/N   N operations, one overlap per 500
 //                               acquisitions; items_per_second is history
@@ -10,7 +10,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/synthetic_history.h"
-#include "sim/checker.h"
+#include "sim/check/checker.h"
 
 namespace locksim::bench {
 namespace {

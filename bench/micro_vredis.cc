@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "lockimpls/set_nx_px/set_nx_px.h"
-#include "sim/time.h"
+#include "sim/core/time.h"
 #include "sim/vredis/server.h"
 
 namespace locksim::bench {

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "sim/errors.h"
+#include "sim/core/errors.h"
 
 extern char** environ;
 

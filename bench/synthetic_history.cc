@@ -4,8 +4,8 @@
 #include <string>
 
 #include "lockimpls/set_nx_px/set_nx_px.h"
-#include "sim/random.h"
-#include "sim/reply.h"
+#include "sim/core/random.h"
+#include "sim/core/reply.h"
 
 namespace locksim::bench {
 namespace {

@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "sim/history.h"
+#include "sim/core/history.h"
 
 namespace locksim::bench {
 

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "sim/env.h"
-#include "sim/task.h"
+#include "sim/core/env.h"
+#include "sim/core/task.h"
 
 namespace locksim {
 

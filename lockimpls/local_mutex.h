@@ -7,10 +7,10 @@
 #ifndef LOCKSIM_LOCKIMPLS_LOCAL_MUTEX_H_
 #define LOCKSIM_LOCKIMPLS_LOCAL_MUTEX_H_
 
-#include "sim/env.h"
-#include "sim/signal.h"
-#include "sim/task.h"
-#include "sim/time.h"
+#include "sim/core/env.h"
+#include "sim/core/signal.h"
+#include "sim/core/task.h"
+#include "sim/core/time.h"
 
 namespace locksim {
 

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "lockimpls/limiter.h"
-#include "sim/env.h"
-#include "sim/task.h"
-#include "sim/time.h"
+#include "sim/core/env.h"
+#include "sim/core/task.h"
+#include "sim/core/time.h"
 
 namespace locksim {
 

@@ -1,5 +1,5 @@
 // report.html: one self-contained page for a design review, drawn from a
-// results.json (reports/results_json.h) alone. No script, no external
+// results.json (reports/compare_json.h) alone. No script, no external
 // resource: styles inline, timelines as inline SVG.
 //   - the matrix, variants x scenarios: SAFE / VIOLATED n / DEADLOCK /
 //     DEGRADED (any other verdict in a neutral colour), whether the

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "lockimpls/set_nx_px/set_nx_px.h"
-#include "sim/when_all.h"
+#include "sim/core/when_all.h"
 
 namespace locksim {
 namespace {

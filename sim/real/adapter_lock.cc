@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "sim/errors.h"
+#include "sim/core/errors.h"
 
 namespace locksim {
 namespace {

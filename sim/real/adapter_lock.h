@@ -33,8 +33,8 @@
 #include "lockimpls/lock.h"
 #include "sim/real/adapter_process.h"
 #include "sim/real/real_world.h"
-#include "sim/scenario.h"
-#include "sim/signal.h"
+#include "sim/scenario/scenario.h"
+#include "sim/core/signal.h"
 
 namespace locksim {
 

@@ -14,7 +14,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/errors.h"
+#include "sim/core/errors.h"
 #include "sim/real/interrupt.h"
 
 namespace locksim {

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/time.h"
+#include "sim/core/time.h"
 
 namespace locksim {
 

@@ -8,7 +8,7 @@
 
 #include <cstdio>
 
-#include "sim/errors.h"
+#include "sim/core/errors.h"
 
 namespace locksim {
 

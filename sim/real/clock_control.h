@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/time.h"
+#include "sim/core/time.h"
 
 namespace locksim {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/reply.h"
+#include "sim/core/reply.h"
 
 namespace locksim {
 

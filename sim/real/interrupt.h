@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "sim/time.h"
+#include "sim/core/time.h"
 
 struct pollfd;
 

@@ -18,7 +18,7 @@
 #include <deque>
 #include <list>
 
-#include "sim/errors.h"
+#include "sim/core/errors.h"
 
 namespace locksim {
 namespace {

@@ -40,8 +40,8 @@
 #include <thread>
 #include <vector>
 
-#include "sim/random.h"
-#include "sim/time.h"
+#include "sim/core/random.h"
+#include "sim/core/time.h"
 
 namespace locksim {
 

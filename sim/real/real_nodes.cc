@@ -12,7 +12,7 @@
 
 #include <algorithm>
 
-#include "sim/errors.h"
+#include "sim/core/errors.h"
 #include "sim/real/hiredis_reply.h"
 #include "sim/real/interrupt.h"
 #include "sim/real/real_world.h"

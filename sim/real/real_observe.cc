@@ -21,7 +21,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "sim/errors.h"
+#include "sim/core/errors.h"
 #include "sim/real/hiredis_reply.h"
 #include "sim/real/real_world.h"
 

@@ -8,7 +8,7 @@
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 
-#include "sim/errors.h"
+#include "sim/core/errors.h"
 #include "sim/real/hiredis_reply.h"
 #include "sim/real/interrupt.h"
 

@@ -11,7 +11,7 @@
 // with REPLICAOF), and, when there are replicas, three redis-sentinel
 // processes that monitor every group. Every server runs with the clock shim,
 // so a node's clock fault moves that server's wall clock. Faults act by real
-// means (sim/cluster.h; the Cluster part is in real_nodes.cc).
+// means (sim/world/cluster.h; the Cluster part is in real_nodes.cc).
 #ifndef LOCKSIM_SIM_REAL_REAL_WORLD_H_
 #define LOCKSIM_SIM_REAL_REAL_WORLD_H_
 
@@ -22,10 +22,10 @@
 #include <string>
 #include <vector>
 
-#include "sim/cluster.h"
+#include "sim/world/cluster.h"
 #include "sim/real/proxy.h"
 #include "sim/real/redis_server.h"
-#include "sim/runtime.h"
+#include "sim/world/runtime.h"
 #include "sim/vredis/server.h"
 
 struct redisAsyncContext;
@@ -54,7 +54,7 @@ class RealWorld : public Runtime, public Cluster {
   int NodeCount() const override { return static_cast<int>(groups_.size()); }
   void Abandon(int actor, int node) override;
 
-  // Cluster (sim/cluster.h), by real means.
+  // Cluster (sim/world/cluster.h), by real means.
   int PhysicalNodeCount() const override { return static_cast<int>(nodes_.size()); }
   int PhysicalOf(int process) const override;
   int node_process(int physical) const override { return nodes_[physical].process; }

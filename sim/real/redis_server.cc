@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "sim/errors.h"
+#include "sim/core/errors.h"
 #include "sim/real/interrupt.h"
 
 namespace locksim {

@@ -40,7 +40,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/reply.h"
+#include "sim/core/reply.h"
 
 struct lua_State;
 

@@ -27,8 +27,8 @@
 #include <utility>
 #include <vector>
 
-#include "sim/random.h"
-#include "sim/reply.h"
+#include "sim/core/random.h"
+#include "sim/core/reply.h"
 
 namespace locksim {
 

@@ -1,0 +1,29 @@
+// results.json: everything `locksim compare` found, as versioned JSON
+// (schema: docs/results.md, "Compare results"). The report writers (HTML,
+// Markdown, JUnit) read only this document, so `locksim report` can redraw a
+// report from a results.json alone. Field order is fixed and no host time is
+// written, so the same virtual comparison gives byte-identical files.
+#ifndef LOCKSIM_REPORTS_COMPARE_JSON_H_
+#define LOCKSIM_REPORTS_COMPARE_JSON_H_
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/run/compare.h"
+
+namespace locksim {
+
+inline constexpr std::string_view kCompareSchema = "locksim-compare";
+inline constexpr int kCompareSchemaVersion = 1;
+
+nlohmann::ordered_json CompareToJson(const CompareResult& result);
+
+// Parses and checks a results.json text: the schema name and version and
+// the fields the report writers read. Throws InputError naming `file` and
+// the JSON path.
+nlohmann::ordered_json ParseResultsJson(const std::string& text, const std::string& file);
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_REPORTS_COMPARE_JSON_H_

@@ -1,0 +1,217 @@
+#include "reports/run_json.h"
+
+#include <map>
+
+namespace locksim {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson OpToJson(const History& h, const Op& op) {
+  ojson j;
+  j["index"] = op.index;
+  j["time"] = op.time.count();
+  j["process"] = h.name(op.process);
+  j["type"] = OpTypeName(op.type);
+  j["f"] = OpFName(op.f);
+  if (op.node >= 0) j["node"] = op.node;
+  j["value"] = op.value;
+  return j;
+}
+
+// How long the lease of `thread` still had to run on each node when it
+// entered its critical section at history index `at`, from the nodes'
+// state ops: its key's expiry, or the moment someone else removed or
+// replaced it. Negative: the key was already gone when the work started
+// (seed 003's pause during acquisition).
+ojson LeaseAtEntry(const History& h, int thread, int64_t at) {
+  ojson out = ojson::object();
+  if (at < 0) return out;
+  const int owner = h.owner(thread);
+  const Nanos entry = h.ops()[at].time;
+  std::map<int, Nanos> lease_end;  // node actor -> end of the thread's lease
+  for (int64_t i = 0; i < at; ++i) {
+    const Op& op = h.ops()[i];
+    if (op.f != OpF::kState) continue;
+    const bool mine = op.subject >= 0 && h.owner(op.subject) == owner && !StateAbsent(op.value);
+    if (mine) {
+      const int64_t pttl = StatePttl(op.value);
+      lease_end[op.process] = pttl >= 0 ? op.time + std::chrono::milliseconds(pttl) : Nanos::max();
+    } else if (op.type == OpType::kOk) {
+      auto it = lease_end.find(op.process);
+      if (it != lease_end.end() && it->second > op.time) it->second = op.time;
+    }
+  }
+  for (const auto& [node, end] : lease_end) {
+    out[h.name(node)] = end == Nanos::max() ? ojson(nullptr) : ojson((end - entry).count());
+  }
+  return out;
+}
+
+ojson SectionToJson(const History& h, const CriticalSection& s) {
+  ojson j;
+  j["process"] = h.name(s.process);
+  j["start"] = s.start.count();
+  j["end"] = s.end.count();
+  j["open_at_end"] = s.exit_index < 0;
+  j["crashed"] = s.crashed;
+  j["acquired_index"] = s.acquired_index;
+  if (s.acquired_index >= 0) j["acquired_at"] = h.ops()[s.acquired_index].time.count();
+  j["enter_index"] = s.enter_index;
+  j["exit_index"] = s.exit_index;
+  // ns of lease left per node when the work began (null: no TTL).
+  j["lease_left_at_entry"] = LeaseAtEntry(h, s.process, s.enter_index);
+  return j;
+}
+
+// One line per event, as a terminal would show it.
+std::string TraceLine(const History& h, const Op& op) {
+  std::string line = FormatDuration(op.time) + "  " + h.name(op.process) + " " +
+                     std::string(OpFName(op.f));
+  if (op.type != OpType::kInfo || op.f == OpF::kRedis) line += " " + std::string(OpTypeName(op.type));
+  if (op.f == OpF::kState && op.subject >= 0) line += " (by " + h.name(op.subject) + ")";
+  if (!op.value.empty()) line += ": " + op.value;
+  return line;
+}
+
+}  // namespace
+
+std::string ForeignWriteCommand(const History& h, const Violation& v) {
+  // The command the writer sent last before the node's change.
+  for (int64_t i = v.state_index; i >= 0; --i) {
+    const Op& op = h.ops()[i];
+    if (op.process == v.writer && op.f == OpF::kRedis && op.type == OpType::kInvoke) {
+      return op.value.substr(0, op.value.find(' '));
+    }
+  }
+  return "command";
+}
+
+std::string DescribeViolation(const RunResult& r, const Violation& v) {
+  const History& h = r.history;
+  if (v.kind == "foreign-write") {
+    const std::string command = ForeignWriteCommand(h, v);
+    const Op& state = h.ops()[v.state_index];
+    return h.name(v.writer) + "'s " + command + " " +
+           (StateAbsent(state.value) ? "deleted " : "overwrote ") + h.name(v.holder) + "'s " +
+           v.resource + " on " + h.name(state.process) + " at " + FormatDuration(state.time) +
+           " while " + h.name(v.holder) + " held the lock";
+  }
+  return h.name(v.first.process) + " and " + h.name(v.second.process) +
+         " both held " + v.resource + " from " + FormatDuration(v.overlap_start) +
+         " to " + FormatDuration(v.overlap_end) + " (" +
+         FormatDuration(v.overlap_end - v.overlap_start) + ")";
+}
+
+ojson ResultToJson(const RunResult& r, bool with_history) {
+  const History& h = r.history;
+  ojson j;
+  j["schema_version"] = kResultSchemaVersion;
+  j["scenario"] = r.scenario.name;
+  j["scenario_file"] = r.scenario.file;
+  j["algorithm"] = r.algorithm;
+  j["backend"] = BackendName(r.backend);
+  j["seed"] = r.seed;
+  j["time_unit"] = "ns";
+  j["time_scale"] = r.time_scale.ToString();
+  if (!r.scale_note.empty()) j["time_scale_note"] = r.scale_note;
+  if (!r.label.empty()) j["label"] = r.label;
+  j["verdict"] = r.verdict();
+  if (auto met = r.ExpectationMet()) {
+    const Expectation& x = *r.expectation();
+    ojson e;
+    e["verdict"] = x.verdict;
+    if (!x.kinds.empty()) e["kinds"] = x.kinds;
+    if (x.has_overlaps) e["overlaps"] = x.overlaps;
+    if (x.invariant_holds) e["invariant"] = *x.invariant_holds ? "holds" : "broken";
+    e["met"] = *met;
+    j["expected"] = e;
+  }
+  j["overlaps"] = r.OverlapPairs();
+  j["kinds"] = r.Kinds();
+  if (!r.unfired.empty()) j["unfired_triggers"] = r.unfired;
+  // The business effect, in one sentence, for every violation record.
+  std::string effect;
+  for (size_t i = 0; i < r.effect.sentences.size(); ++i) {
+    effect += (i ? "; " : "") + r.effect.sentences[i];
+  }
+  ojson violations = ojson::array();
+  for (const Violation& v : r.check.violations) {
+    ojson vj;
+    vj["kind"] = v.kind;
+    vj["resource"] = v.resource;
+    vj["clients"] = {h.name(v.first.process), h.name(v.second.process)};
+    vj["overlap"] = {{"start", v.overlap_start.count()},
+                     {"end", v.overlap_end.count()},
+                     {"duration", (v.overlap_end - v.overlap_start).count()}};
+    vj["text"] = DescribeViolation(r, v);
+    if (v.kind == "foreign-write") {
+      const Op& state = h.ops()[v.state_index];
+      vj["writer"] = h.name(v.writer);
+      vj["holder"] = h.name(v.holder);
+      vj["node"] = h.name(state.process);
+      vj["state"] = OpToJson(h, state);
+      vj["holder_section"] = SectionToJson(h, v.first);
+    } else {
+      vj["first"] = SectionToJson(h, v.first);
+      vj["second"] = SectionToJson(h, v.second);
+    }
+    ojson faults = ojson::array();
+    ojson events = ojson::array();
+    ojson trace = ojson::array();
+    // Every fault up to the violation, including those before the window
+    // the events cover (a clock skewed at the start).
+    const int64_t last = v.events.empty() ? -1 : v.events.back();
+    for (int64_t i = 0; i <= last; ++i) {
+      const Op& op = h.ops()[i];
+      if (op.process == h.nemesis()) faults.push_back(TraceLine(h, op));
+    }
+    for (int64_t i : v.events) {
+      const Op& op = h.ops()[i];
+      events.push_back(OpToJson(h, op));
+      trace.push_back(TraceLine(h, op));
+    }
+    vj["faults"] = faults;
+    if (!effect.empty()) vj["effect"] = effect;
+    vj["events"] = events;
+    vj["trace"] = trace;
+    violations.push_back(vj);
+  }
+  j["violations"] = violations;
+  {
+    const LivenessResult& l = r.liveness;
+    ojson lj;
+    lj["deadlock"] = l.deadlock;
+    lj["longest_stall"] = {{"start", l.stuck_from.count()},
+                           {"end", l.stuck_to.count()},
+                           {"duration", l.stuck().count()}};
+    lj["deadlock_after"] = r.scenario.liveness.deadlock_after.count();
+    lj["aborted_transactions"] = l.retries;
+    // Per mille, an integer, so the JSON stays byte-identical everywhere.
+    lj["aborted_per_acquisition_milli"] = static_cast<int64_t>(l.retries_per_acquisition * 1000 + 0.5);
+    lj["degraded"] = l.degraded;
+    if (!l.text.empty()) lj["text"] = l.text;
+    j["liveness"] = lj;
+  }
+  if (r.limiter) {
+    j["limiter"] = {{"invariant_holds", r.effect.holds}, {"effects", r.effect.sentences}};
+  } else if (r.scenario.workload.type != WorkloadSpec::Type::kNone) {
+    j["workload"] = {{"type", WorkloadName(r.scenario.workload.type)},
+                     {"invariant_holds", r.effect.holds},
+                     {"effects", r.effect.sentences}};
+  }
+  j["stats"] = {{"end", r.end.count()},
+                {"critical_sections", r.check.sections.size()},
+                {"acquisitions", r.acquisitions},
+                {"failed_acquisitions", r.failed_acquisitions},
+                {"redis_commands", r.redis_commands},
+                {"history_ops", h.size()}};
+  if (with_history) {
+    ojson ops = ojson::array();
+    for (const Op& op : h.ops()) ops.push_back(OpToJson(h, op));
+    j["history"] = ops;
+  }
+  return j;
+}
+
+}  // namespace locksim

@@ -1,0 +1,114 @@
+#include "sim/check/acquisition_stats.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace locksim {
+namespace {
+
+// "SET lock:x tok NX PX 5000" -> "SET"; EVALSHA runs the same script as the
+// EVAL that loaded it, so both count as one command for retries.
+std::string CommandName(std::string_view command) {
+  std::string name(command.substr(0, command.find(' ')));
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (name == "EVALSHA") name = "EVAL";
+  return name;
+}
+
+// a / b rounded to 3 decimals, exactly from integers, so that the same
+// history always gives the same bytes.
+nlohmann::ordered_json Ratio(int64_t a, int64_t b) {
+  if (b == 0) return nullptr;
+  const __int128 thousandths = (static_cast<__int128>(a) * 1000 * 2 + b) / (2 * b);
+  return static_cast<double>(static_cast<int64_t>(thousandths)) / 1000.0;
+}
+
+struct Attempt {
+  bool open = false;
+  Nanos start{0};
+  int node = -1;
+  std::string first;  // command name of the first command, empty before it
+  int64_t commands = 0;
+  int64_t repeats = 0;
+};
+
+}  // namespace
+
+void AcquisitionStats::Merge(const AcquisitionStats& o) {
+  acquisitions += o.acquisitions;
+  failed_acquisitions += o.failed_acquisitions;
+  retries += o.retries;
+  commands += o.commands;
+  simulated += o.simulated;
+  std::vector<int64_t> merged;
+  merged.reserve(latencies.size() + o.latencies.size());
+  std::merge(latencies.begin(), latencies.end(), o.latencies.begin(), o.latencies.end(),
+             std::back_inserter(merged));
+  latencies = std::move(merged);
+}
+
+AcquisitionStats ComputeAcquisitionStats(const History& history, Nanos end) {
+  AcquisitionStats s;
+  s.simulated = end;
+  std::map<int, Attempt> attempts;  // by process (thread)
+  for (const Op& op : history.ops()) {
+    Attempt& a = attempts[op.process];
+    if (op.f == OpF::kAcquire) {
+      if (op.type == OpType::kInvoke) {
+        a = Attempt{};
+        a.open = true;
+        a.start = op.time;
+      } else if (a.open && op.type == OpType::kOk) {
+        ++s.acquisitions;
+        s.latencies.push_back((op.time - a.start).count());
+        s.commands += a.commands;
+        s.retries += a.repeats;
+        a.open = false;
+      } else if (a.open && op.type == OpType::kFail) {
+        ++s.failed_acquisitions;
+        a.open = false;
+      }
+    } else if (op.f == OpF::kRedis && op.type == OpType::kInvoke && a.open) {
+      ++a.commands;
+      const std::string name = CommandName(op.value);
+      if (a.first.empty()) {
+        a.first = name;
+        a.node = op.node;
+      } else if (name == a.first && op.node == a.node) {
+        ++a.repeats;
+      }
+    }
+  }
+  std::sort(s.latencies.begin(), s.latencies.end());
+  return s;
+}
+
+int64_t Percentile(const std::vector<int64_t>& sorted, int p) {
+  if (sorted.empty()) return 0;
+  // Nearest rank: the smallest value with at least p% of values <= it.
+  size_t rank = (static_cast<size_t>(p) * sorted.size() + 99) / 100;
+  if (rank == 0) rank = 1;
+  return sorted[rank - 1];
+}
+
+nlohmann::ordered_json StatsToJson(const AcquisitionStats& s) {
+  nlohmann::ordered_json j;
+  j["acquisitions"] = s.acquisitions;
+  j["failed_acquisitions"] = s.failed_acquisitions;
+  const bool any = s.acquisitions > 0;
+  j["latency_p50"] = any ? nlohmann::ordered_json(Percentile(s.latencies, 50)) : nullptr;
+  j["latency_p99"] = any ? nlohmann::ordered_json(Percentile(s.latencies, 99)) : nullptr;
+  j["latency_max"] = any ? nlohmann::ordered_json(s.latencies.back()) : nullptr;
+  j["retries_per_acquisition"] = Ratio(s.retries, s.acquisitions);
+  j["commands_per_acquisition"] = Ratio(s.commands, s.acquisitions);
+  // Acquisitions per simulated second.
+  // Nothing tried (a rate limiter): no figure rather than a zero.
+  j["throughput_per_s"] = s.acquisitions + s.failed_acquisitions == 0
+                              ? nullptr
+                              : Ratio(s.acquisitions * 1'000'000'000, s.simulated.count());
+  return j;
+}
+
+}  // namespace locksim

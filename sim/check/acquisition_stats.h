@@ -1,0 +1,51 @@
+// Liveness figures of one run, read from its history alone: how long an
+// acquisition takes, how often it retries, how many Redis commands it costs,
+// and how many acquisitions the run completes per simulated second.
+//
+// An acquisition is a thread's `acquire` invoke followed by its `acquire`
+// ok (a success) or fail (timed out). Within it:
+//   - commands are the thread's `redis` invoke ops between the two;
+//   - retries are the commands that repeat the acquisition's first one (same
+//     node, same command name, EVALSHA counted as EVAL), so SET NX PX sent
+//     three times is two retries, whatever else each attempt sends.
+// Only successful acquisitions count towards latency, commands and retries
+// per acquisition; failed ones are counted apart.
+#ifndef LOCKSIM_SIM_CHECK_ACQUISITION_STATS_H_
+#define LOCKSIM_SIM_CHECK_ACQUISITION_STATS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/history.h"
+
+namespace locksim {
+
+struct AcquisitionStats {
+  int64_t acquisitions = 0;         // acquire ok
+  int64_t failed_acquisitions = 0;  // acquire fail
+  int64_t retries = 0;              // within successful acquisitions
+  int64_t commands = 0;             // within successful acquisitions
+  Nanos simulated{0};               // the run's length (sum, once merged)
+  std::vector<int64_t> latencies;   // ns, one per acquisition, sorted
+
+  // Pools another run's figures into these (a variant over many cells).
+  void Merge(const AcquisitionStats& other);
+};
+
+AcquisitionStats ComputeAcquisitionStats(const History& history, Nanos end);
+
+// Nearest-rank percentile of sorted values (p in 1..100); 0 when empty.
+int64_t Percentile(const std::vector<int64_t>& sorted, int p);
+
+// {"acquisitions", "failed_acquisitions", "latency_p50", "latency_p99",
+//  "latency_max", "retries_per_acquisition", "commands_per_acquisition",
+//  "throughput_per_s"}; the per-acquisition figures and the throughput are
+// rounded to 3 decimals (null without any acquisition; the throughput null
+// only when nothing was tried), latencies are ns.
+nlohmann::ordered_json StatsToJson(const AcquisitionStats& stats);
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_CHECK_ACQUISITION_STATS_H_

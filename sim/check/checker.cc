@@ -1,0 +1,361 @@
+#include "sim/check/checker.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string_view>
+
+namespace locksim {
+namespace {
+
+std::vector<CriticalSection> Sections(const History& history, Nanos end) {
+  std::vector<CriticalSection> out;
+  // (actor, resource) -> out; the views point into the history's values.
+  std::map<std::pair<int, std::string_view>, size_t> open;
+  std::vector<int64_t> last_acquired;  // by process: its last acquire ok, or -1
+  for (const Op& op : history.ops()) {
+    if (op.f == OpF::kCrash && op.subject >= 0) {
+      // The crashed process's sections end with it.
+      for (auto it = open.begin(); it != open.end();) {
+        if (history.owner(it->first.first) == op.subject) {
+          out[it->second].end = op.time;
+          out[it->second].exit_index = op.index;
+          out[it->second].crashed = true;
+          it = open.erase(it);
+        } else {
+          ++it;
+        }
+      }
+    } else if (op.f == OpF::kAcquire && op.type == OpType::kOk) {
+      const size_t p = static_cast<size_t>(op.process);
+      if (p >= last_acquired.size()) last_acquired.resize(p + 1, -1);
+      last_acquired[p] = op.index;
+    } else if (op.f == OpF::kCs && op.type == OpType::kInvoke) {
+      CriticalSection s;
+      s.process = op.process;
+      s.resource = op.value;
+      s.start = op.time;
+      s.end = end;
+      s.enter_index = op.index;
+      const size_t p = static_cast<size_t>(op.process);
+      s.acquired_index = p < last_acquired.size() ? last_acquired[p] : -1;
+      open[{op.process, std::string_view(op.value)}] = out.size();
+      out.push_back(std::move(s));
+    } else if (op.f == OpF::kCs && op.type != OpType::kInvoke) {
+      auto it = open.find({op.process, std::string_view(op.value)});
+      if (it != open.end()) {
+        out[it->second].end = op.time;
+        out[it->second].exit_index = op.index;
+        open.erase(it);
+      }
+    }
+  }
+  return out;
+}
+
+bool IsFault(OpF f) {
+  switch (f) {
+    case OpF::kPause:
+    case OpF::kResume:
+    case OpF::kCrash:
+    case OpF::kRestart:
+    case OpF::kClock:
+    case OpF::kExpire:
+    case OpF::kFailover:
+    case OpF::kPartition:
+    case OpF::kHeal:
+    case OpF::kDelay:
+    case OpF::kDrop: return true;
+    default: return false;
+  }
+}
+
+// The ops from index `from` to `to` that explain a violation between the
+// threads `a` and `b`: faults, acquisitions, releases and the commands sent
+// inside them, the commands a and b sent while acquiring, their critical
+// sections, and the lock key's state on each node. This scans the range,
+// which is cheapest for the usual short one; Explainer below gives the same
+// answer for long ranges without scanning them.
+std::vector<int64_t> ExplainByScan(const History& history, int64_t from, int64_t to, int a,
+                                   int b) {
+  std::vector<int64_t> out;
+  std::map<int, bool> releasing;  // thread -> inside a release
+  std::map<int, bool> acquiring;  // thread -> inside an acquire
+  for (int64_t i = std::max<int64_t>(from, 0); i <= to; ++i) {
+    const Op& op = history.ops()[i];
+    bool keep = IsFault(op.f);
+    switch (op.f) {
+      case OpF::kAcquire:
+        acquiring[op.process] = op.type == OpType::kInvoke;
+        keep = op.type != OpType::kInvoke;
+        break;
+      case OpF::kRelease:
+        releasing[op.process] = op.type == OpType::kInvoke;
+        keep = true;
+        break;
+      case OpF::kRedis:
+        keep = releasing[op.process] ||
+               (acquiring[op.process] && (op.process == a || op.process == b));
+        break;
+      case OpF::kCs: keep = op.process == a || op.process == b; break;
+      case OpF::kState:
+      case OpF::kWrite: keep = true; break;
+      default: break;
+    }
+    if (keep) out.push_back(i);
+  }
+  return out;
+}
+
+// ExplainByScan's answer from indices of the history precomputed once, so
+// that a violation costs O(log n + what it lists) instead of a scan of its
+// range (a holder that never leaves overlaps every later section: O(n)
+// scans of O(n) ranges otherwise).
+class Explainer {
+ public:
+  explicit Explainer(const History& history) {
+    std::vector<int64_t> last_release;  // by thread: its last release op, or -1
+    std::vector<int64_t> last_acquire;  // by thread: its last acquire op, or -1
+    auto at = [](std::vector<int64_t>& v, size_t p) -> int64_t& {
+      if (p >= v.size()) v.resize(p + 1, -1);
+      return v[p];
+    };
+    for (const Op& op : history.ops()) {
+      const size_t p = static_cast<size_t>(op.process);
+      switch (op.f) {
+        case OpF::kAcquire:
+          if (op.type != OpType::kInvoke) always_.push_back(op.index);
+          if (op.type == OpType::kInvoke) Of(&markers_, p).push_back({op.index, true});
+          at(last_acquire, p) = op.index;
+          break;
+        case OpF::kRelease:
+          always_.push_back(op.index);
+          Of(&markers_, p).push_back({op.index, false});
+          at(last_release, p) = op.index;
+          break;
+        case OpF::kRedis: {
+          // Inside a release (an acquire) when the thread's last release
+          // (acquire) op before it is an invoke; listed only if that invoke
+          // is in the range, as the scan only knows what it has seen.
+          const int64_t r = at(last_release, p);
+          if (r >= 0 && history.ops()[static_cast<size_t>(r)].type == OpType::kInvoke) {
+            release_commands_.push_back({op.index, r});
+          }
+          const int64_t q = at(last_acquire, p);
+          if (q >= 0 && history.ops()[static_cast<size_t>(q)].type == OpType::kInvoke) {
+            Of(&acquire_commands_, p).push_back({op.index, q});
+          }
+          break;
+        }
+        case OpF::kCs: Of(&cs_, p).push_back(op.index); break;
+        case OpF::kState:
+        case OpF::kWrite: always_.push_back(op.index); break;
+        default:
+          if (IsFault(op.f)) always_.push_back(op.index);
+          break;
+      }
+    }
+  }
+
+  // The start of a mutual-exclusion violation's story: `from`, or the
+  // first holder's acquire invoke at or before it when no release of that
+  // thread comes between them.
+  int64_t StoryStart(int a, int64_t from) const {
+    if (static_cast<size_t>(a) >= markers_.size()) return from;
+    const std::vector<Marker>& m = markers_[static_cast<size_t>(a)];
+    auto it = std::upper_bound(m.begin(), m.end(), from,
+                               [](int64_t i, const Marker& x) { return i < x.index; });
+    if (it == m.begin()) return from;
+    --it;
+    return it->acquire ? it->index : from;
+  }
+
+  std::vector<int64_t> Explain(int64_t from, int64_t to, int a, int b) const {
+    std::vector<int64_t> out;
+    from = std::max<int64_t>(from, 0);
+    if (from > to) return out;
+    auto range = [&](const std::vector<int64_t>& sorted) {
+      auto lo = std::lower_bound(sorted.begin(), sorted.end(), from);
+      out.insert(out.end(), lo, std::upper_bound(lo, sorted.end(), to));
+    };
+    auto commands = [&](const std::vector<Command>& sorted) {
+      auto it = std::lower_bound(sorted.begin(), sorted.end(), from,
+                                 [](const Command& c, int64_t i) { return c.index < i; });
+      for (; it != sorted.end() && it->index <= to; ++it) {
+        if (it->opened >= from) out.push_back(it->index);
+      }
+    };
+    range(always_);
+    commands(release_commands_);
+    for (int p : {a, b}) {
+      if (p < 0 || (p == b && b == a)) continue;
+      const size_t i = static_cast<size_t>(p);
+      if (i < cs_.size()) range(cs_[i]);
+      if (i < acquire_commands_.size()) commands(acquire_commands_[i]);
+    }
+    // Disjoint kinds but for a command inside both a release and an
+    // acquire; linear in what is listed, bar the sort.
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+ private:
+  struct Command {
+    int64_t index;   // the redis op
+    int64_t opened;  // the release (acquire) invoke it was sent inside
+  };
+  struct Marker {
+    int64_t index;  // an acquire invoke or a release op of the thread
+    bool acquire;
+  };
+  template <typename T>
+  static std::vector<T>& Of(std::vector<std::vector<T>>* by_thread, size_t p) {
+    if (p >= by_thread->size()) by_thread->resize(p + 1);
+    return (*by_thread)[p];
+  }
+
+  std::vector<int64_t> always_;  // faults, acquire results, release ops, state and write ops
+  std::vector<Command> release_commands_;
+  std::vector<std::vector<Command>> acquire_commands_;  // by thread
+  std::vector<std::vector<int64_t>> cs_;                // by thread: its cs ops
+  std::vector<std::vector<Marker>> markers_;            // by thread
+};
+
+// A range (or a look back for the story's start) this long is answered
+// from an Explainer, built once at the first one, instead of a scan.
+constexpr int64_t kLongRange = 4096;
+
+std::vector<int64_t> Explain(const History& history, int64_t from, int64_t to, int a, int b,
+                             std::optional<Explainer>* explainer) {
+  if (to - from < kLongRange) return ExplainByScan(history, from, to, a, b);
+  if (!*explainer) explainer->emplace(history);
+  return (*explainer)->Explain(from, to, a, b);
+}
+
+std::vector<int64_t> Explain(const History& history, const CriticalSection& a,
+                             const CriticalSection& b, std::optional<Explainer>* explainer) {
+  int64_t from = std::min(a.acquired_index >= 0 ? a.acquired_index : a.enter_index,
+                          b.acquired_index >= 0 ? b.acquired_index : b.enter_index);
+  // From the first holder's acquire invoke: its commands and their effect
+  // on the nodes belong to the story.
+  bool found = false;
+  for (int64_t i = from; i >= 0 && i > from - kLongRange; --i) {
+    const Op& op = history.ops()[i];
+    if (op.f == OpF::kAcquire && op.type == OpType::kInvoke && op.process == a.process) {
+      from = i;
+      found = true;
+      break;
+    }
+    if (op.f == OpF::kRelease && op.process == a.process) {
+      found = true;
+      break;
+    }
+  }
+  if (!found && from - kLongRange >= 0) {  // looked back kLongRange ops in vain
+    if (!*explainer) explainer->emplace(history);
+    from = (*explainer)->StoryStart(a.process, from);
+  }
+  return Explain(history, from, b.enter_index, a.process, b.process, explainer);
+}
+
+// Foreign writes: a state op (a value changed on a node by a client's
+// command) over a value that another thread wrote and still holds.
+void ForeignWrites(const History& history, const std::vector<CriticalSection>& sections,
+                   std::optional<Explainer>* explainer, std::vector<Violation>* out) {
+  std::map<int, int64_t> holding;  // thread -> its acquire ok, while it holds
+  std::map<std::pair<int, std::string>, int> writer;  // (node, key) -> thread
+  for (const Op& op : history.ops()) {
+    if (op.f == OpF::kAcquire && op.type == OpType::kOk && !IsNested(op)) {
+      holding[op.process] = op.index;
+    } else if (op.f == OpF::kRelease && op.type == OpType::kInvoke && !IsNested(op)) {
+      holding.erase(op.process);
+    } else if (op.f == OpF::kCrash && op.subject >= 0) {
+      std::erase_if(holding, [&](const auto& h) { return history.owner(h.first) == op.subject; });
+    } else if (op.f == OpF::kState && op.type == OpType::kOk) {
+      const size_t cut = op.value.find(StateAbsent(op.value) ? " absent" : " = ");
+      const std::string key = op.value.substr(0, cut);
+      int& w = writer[{op.process, key}];
+      const int victim = w;
+      w = op.subject >= 0 && !StateAbsent(op.value) ? op.subject : -1;
+      if (op.subject < 0 || victim <= 0) continue;
+      if (history.owner(victim) == history.owner(op.subject)) continue;
+      auto held = holding.find(victim);
+      if (held == holding.end()) continue;
+      Violation v;
+      v.kind = "foreign-write";
+      v.resource = key;
+      v.state_index = op.index;
+      v.writer = op.subject;
+      v.holder = victim;
+      v.overlap_start = v.overlap_end = op.time;
+      v.first.process = victim;
+      v.first.acquired_index = held->second;
+      v.second.process = op.subject;
+      // The holder's critical section, if it was in one.
+      for (const CriticalSection& s : sections) {
+        if (s.process == victim && s.enter_index <= op.index &&
+            (s.exit_index < 0 || s.exit_index > op.index)) {
+          v.first = s;
+        }
+      }
+      v.second.enter_index = op.index;
+      v.events = Explain(history, held->second, op.index, victim, op.subject, explainer);
+      out->push_back(std::move(v));
+    }
+  }
+}
+
+}  // namespace
+
+CheckResult CheckMutualExclusion(const History& history, Nanos end) {
+  CheckResult result;
+  result.sections = Sections(history, end);
+  std::vector<size_t> order(result.sections.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    const auto& a = result.sections[x];
+    const auto& b = result.sections[y];
+    if (a.resource != b.resource) return a.resource < b.resource;
+    return a.enter_index < b.enter_index;  // history order is true-time order
+  });
+  std::optional<Explainer> explainer;  // built at the first long range
+  // Sweep per resource: `active` holds sections that have not ended yet.
+  std::vector<size_t> active;
+  const std::string* resource = nullptr;
+  for (size_t idx : order) {
+    const CriticalSection& s = result.sections[idx];
+    if (resource == nullptr || *resource != s.resource) {
+      active.clear();
+      resource = &s.resource;
+    }
+    // Gone: sections whose exit was recorded before this one's entry.
+    std::erase_if(active, [&](size_t a) {
+      const CriticalSection& x = result.sections[a];
+      return x.exit_index >= 0 && x.exit_index < s.enter_index;
+    });
+    for (size_t a : active) {
+      const CriticalSection& first = result.sections[a];
+      if (first.process == s.process) continue;  // a client cannot overlap itself
+      Violation v;
+      v.resource = s.resource;
+      v.first = first;
+      v.second = s;
+      v.overlap_start = s.start;
+      v.overlap_end = std::min(first.end, s.end);
+      v.events = Explain(history, first, s, &explainer);
+      result.violations.push_back(std::move(v));
+    }
+    active.push_back(idx);
+  }
+  ForeignWrites(history, result.sections, &explainer, &result.violations);
+  std::stable_sort(result.violations.begin(), result.violations.end(),
+                   [](const Violation& a, const Violation& b) {
+                     return a.overlap_start != b.overlap_start
+                                ? a.overlap_start < b.overlap_start
+                                : a.second.enter_index < b.second.enter_index;
+                   });
+  return result;
+}
+
+}  // namespace locksim

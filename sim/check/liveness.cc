@@ -1,0 +1,129 @@
+#include "sim/check/liveness.h"
+
+#include <cstdio>
+#include <map>
+#include <set>
+
+namespace locksim {
+namespace {
+
+std::string Ratio(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return buf;
+}
+
+}  // namespace
+
+LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSpec& spec,
+                             bool limiter) {
+  LivenessResult r;
+  std::set<int> waiting;  // threads inside an acquire
+  std::set<int> working;  // threads holding the lock, not waiting for it again
+  std::map<int, std::string> last_sent;
+  // Start of the current stuck stretch, if one is open.
+  Nanos since_at{0};
+  bool open = false;
+  auto start = [&](Nanos t) {
+    since_at = t;
+    open = true;
+  };
+  auto close = [&](Nanos t) {
+    if (open && t - since_at > r.stuck()) {
+      r.stuck_from = since_at;
+      r.stuck_to = t;
+    }
+    open = false;
+  };
+  // Limiter: refused since the last admission.
+  std::optional<Nanos> refused_since;
+  Nanos last_refused{0};
+  const std::vector<Op>& ops = history.ops();
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = ops[i];
+    const Nanos t = op.time;
+    if (limiter) {
+      if (op.f != OpF::kAdmit || op.type == OpType::kInvoke) continue;
+      if (op.type == OpType::kOk) {
+        if (refused_since) {
+          start(*refused_since);
+          close(t);
+        }
+        refused_since.reset();
+        ++r.acquisitions;
+      } else {
+        if (!refused_since) refused_since = t;
+        last_refused = t;
+      }
+      continue;
+    }
+    switch (op.f) {
+      case OpF::kAcquire:
+        if (op.type == OpType::kInvoke) {
+          waiting.insert(op.process);
+          if (IsNested(op)) working.erase(op.process);
+        } else {
+          waiting.erase(op.process);
+          if (op.type == OpType::kOk) {
+            working.insert(op.process);
+            if (!IsNested(op)) ++r.acquisitions;
+          } else if (IsNested(op)) {
+            working.insert(op.process);  // back to the outer section
+          }
+        }
+        break;
+      case OpF::kRelease:
+        if (op.type != OpType::kInvoke && !IsNested(op)) working.erase(op.process);
+        break;
+      case OpF::kCrash:
+        if (op.subject >= 0) {
+          std::erase_if(waiting, [&](int a) { return history.owner(a) == op.subject; });
+          std::erase_if(working, [&](int a) { return history.owner(a) == op.subject; });
+        }
+        break;
+      case OpF::kRedis:
+        if (op.type == OpType::kInvoke) {
+          last_sent[op.process] = op.value.substr(0, op.value.find(' '));
+        } else if (waiting.contains(op.process) && op.value == "(nil)" &&
+                   (last_sent[op.process] == "EXEC" || last_sent[op.process] == "exec")) {
+          ++r.retries;
+        }
+        break;
+      default: break;
+    }
+    // Judge the state once the instant is over: a client that gives up and
+    // tries again at the same instant never stopped waiting.
+    if (i + 1 < ops.size() && ops[i + 1].time == t) continue;
+    const bool stuck = !waiting.empty() && working.empty();
+    if (stuck && !open) start(t);
+    if (!stuck && open) close(t);
+  }
+  if (limiter && refused_since) {
+    start(*refused_since);
+    close(last_refused);
+  }
+  if (!limiter) close(end);  // still stuck when the run ended
+  r.deadlock = r.stuck() > spec.deadlock_after;
+  r.retries_per_acquisition =
+      r.acquisitions > 0 ? static_cast<double>(r.retries) / static_cast<double>(r.acquisitions)
+                         : static_cast<double>(r.retries);
+  r.degraded = spec.max_retries_per_acquisition &&
+               r.retries_per_acquisition > *spec.max_retries_per_acquisition;
+  if (r.deadlock) {
+    r.text = std::string(limiter ? "every request refused" : "nobody could acquire") + " from " +
+             FormatDuration(r.stuck_from) + " to " + FormatDuration(r.stuck_to) + " (" +
+             FormatDuration(r.stuck()) + ", bound " + FormatDuration(spec.deadlock_after) + ")";
+  }
+  if (r.retries > 0 || spec.max_retries_per_acquisition) {
+    if (!r.text.empty()) r.text += "; ";
+    r.text += std::to_string(r.retries) + " aborted transaction(s) for " +
+              std::to_string(r.acquisitions) + " acquisition(s): " +
+              Ratio(r.retries_per_acquisition) + " per acquisition";
+    if (spec.max_retries_per_acquisition) {
+      r.text += " (bound " + Ratio(*spec.max_retries_per_acquisition) + ")";
+    }
+  }
+  return r;
+}
+
+}  // namespace locksim

@@ -1,0 +1,37 @@
+// Liveness: what the deadlock and degraded verdicts rest on. Pure functions
+// of the history, like the safety checker.
+//   deadlock  some client kept trying to acquire and nobody held the lock
+//             doing work (the holder crashed, or waits for its own lock)
+//             for longer than LivenessSpec::deadlock_after; for a rate
+//             limiter, requests kept being refused with none admitted;
+//   degraded  more aborted transactions (EXEC -> nil while acquiring: seed
+//             000's WATCH retry storm) per acquisition than the bound.
+#ifndef LOCKSIM_SIM_CHECK_LIVENESS_H_
+#define LOCKSIM_SIM_CHECK_LIVENESS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "sim/core/history.h"
+#include "sim/scenario/scenario.h"
+
+namespace locksim {
+
+struct LivenessResult {
+  Nanos stuck_from{0};  // the longest stretch with nobody making progress
+  Nanos stuck_to{0};
+  bool deadlock = false;
+  int64_t acquisitions = 0;
+  int64_t retries = 0;  // aborted transactions while acquiring
+  double retries_per_acquisition = 0;
+  bool degraded = false;
+  std::string text;  // one sentence for reports
+  Nanos stuck() const { return stuck_to - stuck_from; }
+};
+
+LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSpec& spec,
+                             bool limiter);
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_CHECK_LIVENESS_H_

@@ -1,0 +1,185 @@
+#include "sim/check/workload.h"
+
+#include <cstdlib>
+#include <algorithm>
+#include <map>
+
+namespace locksim {
+
+std::string_view WorkloadName(WorkloadSpec::Type t) {
+  switch (t) {
+    case WorkloadSpec::Type::kNone: return "none";
+    case WorkloadSpec::Type::kCounter: return "counter";
+    case WorkloadSpec::Type::kInventory: return "inventory";
+    case WorkloadSpec::Type::kTokenRefresh: return "token-refresh";
+    case WorkloadSpec::Type::kScheduledJob: return "scheduled-job";
+    case WorkloadSpec::Type::kCommands: return "commands";
+  }
+  return "?";
+}
+
+std::optional<WorkloadSpec::Type> ParseWorkloadName(std::string_view name) {
+  for (auto t : {WorkloadSpec::Type::kNone, WorkloadSpec::Type::kCounter,
+                 WorkloadSpec::Type::kInventory, WorkloadSpec::Type::kTokenRefresh,
+                 WorkloadSpec::Type::kScheduledJob, WorkloadSpec::Type::kCommands}) {
+    if (WorkloadName(t) == name) return t;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+int64_t Leading(const std::string& value) { return std::strtoll(value.c_str(), nullptr, 10); }
+
+std::string Plural(int64_t n, const std::string& word) {
+  if (word == "admitted") return std::to_string(n) + " admitted";
+  if (word == "reply") return std::to_string(n) + (n == 1 ? " reply" : " replies");
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+WorkloadEffect CheckWorkload(const History& history, const WorkloadSpec& spec) {
+  WorkloadEffect e;
+  int64_t accepted = 0, rejected = 0, last = 0;
+  std::map<int64_t, int64_t> per_key;  // epoch or tick -> count
+  for (const Op& op : history.ops()) {
+    if (op.f == OpF::kWrite && op.type == OpType::kOk) {
+      ++accepted;
+      last = Leading(op.value);
+    } else if (op.f == OpF::kWrite && op.type == OpType::kFail) {
+      ++rejected;
+    } else if (op.f == OpF::kRefresh || op.f == OpF::kJob) {
+      ++per_key[Leading(op.value)];
+    }
+  }
+  switch (spec.type) {
+    case WorkloadSpec::Type::kNone:
+      return e;
+    case WorkloadSpec::Type::kCommands: {
+      // Each thread records a read per reply: ok when it is the expected
+      // one, fail ("got X, expected Y") when not.
+      int64_t matched = 0;
+      for (const Op& op : history.ops()) {
+        if (op.f != OpF::kRead) continue;
+        if (op.type == OpType::kOk) {
+          ++matched;
+        } else {
+          e.holds = false;
+          e.sentences.push_back(history.name(op.process) + ": " + op.value);
+        }
+      }
+      if (e.holds) e.sentences.push_back(Plural(matched, "reply") + " exactly as Redis gives them");
+      return e;
+    }
+    case WorkloadSpec::Type::kCounter: {
+      const int64_t lost = accepted - last;
+      e.holds = lost == 0;
+      e.sentences.push_back("counter is " + std::to_string(last) + " after " +
+                            Plural(accepted, "increment") +
+                            (lost > 0 ? ": " + Plural(lost, "lost update") : ": no update lost"));
+      break;
+    }
+    case WorkloadSpec::Type::kInventory: {
+      const int64_t oversold = accepted - spec.stock;
+      e.holds = oversold <= 0 && last >= 0;
+      e.sentences.push_back(
+          "sold " + std::to_string(accepted) + " of a stock of " + std::to_string(spec.stock) +
+          (accepted > 0 && last < 0 ? ": stock " + std::to_string(last)
+                                    : (oversold > 0 ? ": oversold by " + std::to_string(oversold)
+                                                    : ": never oversold")));
+      break;
+    }
+    case WorkloadSpec::Type::kTokenRefresh:
+      for (const auto& [epoch, n] : per_key) {
+        if (n > 1) {
+          e.holds = false;
+          e.sentences.push_back("token refreshed " + std::to_string(n) +
+                                " times for 1 invalidation (the " + std::to_string(epoch + 1) +
+                                (epoch == 0 ? "st" : epoch == 1 ? "nd" : epoch == 2 ? "rd" : "th") +
+                                ")");
+        }
+      }
+      if (e.holds) {
+        e.sentences.push_back("token refreshed once per invalidation (" +
+                              Plural(static_cast<int64_t>(per_key.size()), "invalidation") + ")");
+      }
+      break;
+    case WorkloadSpec::Type::kScheduledJob:
+      for (const auto& [tick, n] : per_key) {
+        if (n > 1) {
+          e.holds = false;
+          e.sentences.push_back("tick " + std::to_string(tick) + " ran " + std::to_string(n) +
+                                " times");
+        }
+      }
+      if (e.holds) {
+        e.sentences.push_back("every tick ran at most once (" +
+                              Plural(static_cast<int64_t>(per_key.size()), "tick") + " run)");
+      }
+      break;
+  }
+  if (rejected > 0) {
+    e.sentences.push_back(Plural(rejected, "stale write") +
+                          " rejected by the fencing token");
+  }
+  return e;
+}
+
+WorkloadEffect CheckLimiter(const History& history, int64_t limit, Nanos window,
+                            Nanos tolerance) {
+  WorkloadEffect e;
+  std::vector<std::pair<Nanos, int64_t>> admitted;  // (time, count), in time order
+  int64_t refused = 0;
+  std::map<int, bool> expire_owed;  // actor -> INCR returned 1, no EXPIRE yet
+  std::map<int, bool> incr_pending;
+  for (const Op& op : history.ops()) {
+    if (op.f == OpF::kAdmit && op.type == OpType::kOk) admitted.push_back({op.time, Leading(op.value)});
+    if (op.f == OpF::kAdmit && op.type == OpType::kFail) ++refused;
+    if (op.f != OpF::kRedis) continue;
+    if (op.type == OpType::kInvoke) {
+      incr_pending[op.process] = op.value.rfind("INCR ", 0) == 0;
+      if (op.value.rfind("EXPIRE ", 0) == 0) expire_owed[op.process] = false;
+    } else if (incr_pending[op.process]) {
+      incr_pending[op.process] = false;
+      if (op.value == "(integer) 1") expire_owed[op.process] = true;
+    }
+  }
+  // Two pointers over the admissions: for each window start, count what
+  // was admitted before it ended.
+  int64_t worst = 0;
+  Nanos worst_at{0};
+  size_t end = 0;
+  for (size_t i = 0; i < admitted.size(); ++i) {
+    if (admitted[i].second != 1) continue;
+    const Nanos until = admitted[i].first + window - tolerance;
+    end = std::max(end, i);
+    while (end < admitted.size() && admitted[end].first < until) ++end;
+    const int64_t n = static_cast<int64_t>(end - i);
+    if (n > worst) {
+      worst = n;
+      worst_at = admitted[i].first;
+    }
+  }
+  if (worst > limit) {
+    e.holds = false;
+    e.safety_holds = false;
+    e.sentences.push_back("admitted " + std::to_string(worst) + " requests within one " +
+                          FormatDuration(window) + " window from " + FormatDuration(worst_at) +
+                          " (limit " + std::to_string(limit) + ")");
+  } else {
+    e.sentences.push_back("at most " + std::to_string(limit) + " admitted per " +
+                          FormatDuration(window) + " window (" +
+                          Plural(static_cast<int64_t>(admitted.size()), "admitted") + ", " +
+                          std::to_string(refused) + " refused)");
+  }
+  for (const auto& [actor, owed] : expire_owed) {
+    if (!owed) continue;
+    e.holds = false;
+    e.sentences.push_back("the counter was left without a TTL by " + history.name(actor) +
+                          ": every later request is refused for ever");
+  }
+  return e;
+}
+
+}  // namespace locksim

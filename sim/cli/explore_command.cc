@@ -1,0 +1,361 @@
+#include "sim/cli/explore_command.h"
+
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <boost/program_options.hpp>
+
+#include "lockimpls/lock.h"
+#include "sim/cli/options.h"
+#include "sim/core/errors.h"
+#include "sim/explore/explore.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace locksim {
+namespace {
+
+// Wall time, for the person at the terminal only: nothing written to DIR
+// depends on it.
+using WallClock = std::chrono::steady_clock;
+
+double Seconds(WallClock::duration d) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count() / 1000.0;
+}
+
+// "i/N", 0 <= i < N: Slurm's SLURM_ARRAY_TASK_ID and Kubernetes'
+// JOB_COMPLETION_INDEX both count from 0.
+void ParseShard(const std::string& text, SeedPlan* plan) {
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) {
+    throw InputError("--shard: expected i/N with 0 <= i < N, got \"" + text + "\"");
+  }
+  plan->shard_count = ParseIntOption("--shard", text.substr(slash + 1), 1, 1000000);
+  plan->shard_index = ParseIntOption("--shard", text.substr(0, slash), 0, plan->shard_count - 1);
+}
+
+void WriteFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw InputError("--out: cannot write " + path.string());
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path.string() + ": cannot read");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// DIR and DIR/findings, without the findings of an earlier run (files
+// named as explore names them; nothing else is touched).
+fs::path PrepareOut(const std::string& out_dir) {
+  if (out_dir.empty()) throw InputError("--out: empty folder name");
+  const fs::path dir(out_dir);
+  std::error_code ec;
+  fs::create_directories(dir / "findings", ec);
+  if (ec || !fs::is_directory(dir / "findings")) {
+    throw InputError("--out: cannot create folder " + (dir / "findings").string() +
+                     (ec ? ": " + ec.message() : std::string()));
+  }
+  for (const fs::directory_entry& e : fs::directory_iterator(dir / "findings")) {
+    const std::string name = e.path().filename().string();
+    if (e.is_regular_file() && name.find("-seed") != std::string::npos &&
+        name.ends_with(".json")) {
+      fs::remove(e.path(), ec);
+    }
+  }
+  return dir;
+}
+
+// The table on stdout: one line per kind, its count and shortest file.
+void PrintKinds(const ExploreResult& r, const fs::path& dir) {
+  const nlohmann::ordered_json summary = SummaryJson(r);
+  std::cout << "explore " << r.spec.algorithm << ", faults "
+            << (r.spec.faults.empty() ? std::string("none") : [&] {
+                 std::string s;
+                 for (const std::string& f : r.spec.faults) s += (s.empty() ? "" : ",") + f;
+                 return s;
+               }())
+            << ": seeds " << r.plan.first << "-" << r.last;
+  if (r.plan.shard_count > 1) {
+    std::cout << " (shard " << r.plan.shard_index << "/" << r.plan.shard_count << ")";
+  }
+  std::cout << ", " << r.runs << " runs, " << r.findings.size() << " with a violation\n";
+  int width = 4;
+  for (const auto& k : summary["kinds"]) {
+    width = std::max(width, static_cast<int>(k["kind"].get<std::string>().size()));
+  }
+  if (!summary["kinds"].empty()) std::printf("  count  %-*s  shortest counterexample\n", width, "kind");
+  for (const auto& k : summary["kinds"]) {
+    const auto& s = k["shortest"];
+    const int64_t clients = s["clients"].get<int64_t>(), faults = s["faults"].get<int64_t>();
+    std::printf("  %5lld  %-*s  %s (%lld client%s, %lld fault%s, %s)\n",
+                static_cast<long long>(k["count"].get<int64_t>()), width,
+                k["kind"].get<std::string>().c_str(),
+                (dir / s["file"].get<std::string>()).string().c_str(),
+                static_cast<long long>(clients), clients == 1 ? "" : "s",
+                static_cast<long long>(faults), faults == 1 ? "" : "s",
+                s["duration"].get<std::string>().c_str());
+  }
+  std::fflush(stdout);
+  std::cout << "wrote " << (dir / "summary.json").string() << " and " << r.findings.size()
+            << " file(s) in " << (dir / "findings").string() << "\n";
+}
+
+class ExploreProgressBar {
+ public:
+  ExploreProgressBar(bool on, int64_t total, double time_limit)
+      : on_(on), total_(total), time_limit_(time_limit), start_(WallClock::now()) {}
+  ~ExploreProgressBar() {
+    if (on_ && drawn_) std::fputs("\r\x1b[K", stderr);
+  }
+  void Update(const ExploreProgress& p) {
+    const WallClock::time_point now = WallClock::now();
+    if (!first_violation_ && p.first_violation_seed) {
+      first_violation_ = Seconds(now - start_);
+      first_seed_ = *p.first_violation_seed;
+    }
+    if (!on_ || (drawn_ && now - last_ < std::chrono::milliseconds(100) && p.done != total_)) {
+      return;
+    }
+    last_ = now;
+    drawn_ = true;
+    const double elapsed = Seconds(now - start_);
+    const double fraction = total_ > 0 ? static_cast<double>(p.done) / total_
+                            : time_limit_ > 0 ? std::min(1.0, elapsed / time_limit_)
+                                              : 0;
+    constexpr int kWidth = 24;
+    const int filled = static_cast<int>(fraction * kWidth);
+    std::string bar(static_cast<size_t>(filled), '#');
+    bar += std::string(static_cast<size_t>(kWidth - filled), '.');
+    std::fprintf(stderr, "\r\x1b[K[%s] %lld%s seeds  %.0f seeds/s  %lld violations  %.1fs", bar.c_str(),
+                 static_cast<long long>(p.done),
+                 total_ > 0 ? ("/" + std::to_string(total_)).c_str() : "",
+                 elapsed > 0 ? p.done / elapsed : 0.0, static_cast<long long>(p.violations),
+                 elapsed);
+    std::fflush(stderr);
+  }
+  void Finish() {
+    if (on_ && drawn_) std::fputs("\r\x1b[K", stderr);
+    drawn_ = false;
+  }
+  std::optional<double> first_violation() const { return first_violation_; }
+  uint64_t first_seed() const { return first_seed_; }
+  double elapsed() const { return Seconds(WallClock::now() - start_); }
+
+ private:
+  bool on_;
+  int64_t total_;
+  double time_limit_;
+  WallClock::time_point start_;
+  WallClock::time_point last_;
+  bool drawn_ = false;
+  std::optional<double> first_violation_;
+  uint64_t first_seed_ = 0;
+};
+
+void WriteOutput(const ExploreResult& r, const fs::path& dir,
+                 const std::function<std::string(const Finding&)>& text_of) {
+  for (const Finding& f : r.findings) WriteFile(dir / f.file, text_of(f));
+  WriteFile(dir / "summary.json", SummaryJson(r).dump(2) + "\n");
+}
+
+}  // namespace
+
+int ExploreCommand(const std::vector<std::string>& args) {
+  std::string algorithm, faults = "all", seeds, time_limit, first_seed = "1", jobs, shard;
+  std::string out_dir = "explore-out";
+  bool quiet = false, help = false;
+  po::options_description d(
+      "locksim explore --algorithm ID [options]\n"
+      "Generates a scenario per seed (clients, timings, a counter workload and random\n"
+      "faults of the classes asked for), runs it on the virtual Redis, and shrinks every\n"
+      "violation into DIR/findings/<kind>-seed<N>.json, a scenario `locksim run` replays.\n"
+      "DIR/summary.json groups the findings by kind. Exit 0: no violation; 1: some.\n\n"
+      "options");
+  d.add_options()("help,h", po::bool_switch(&help), "show this help")(
+      "algorithm", po::value(&algorithm), "lock algorithm id (locksim list)")(
+      "faults", po::value(&faults)->default_value("all"),
+      "fault classes to generate: pause, clock, crash, failover, partition, expire, "
+      "delay, drop (comma-separated), or all")(
+      "seeds", po::value(&seeds), "how many seeds: first-seed .. first-seed+N-1 (default 100)")(
+      "time", po::value(&time_limit),
+      "instead of --seeds: start seeds for this many wall-clock seconds (not reproducible "
+      "in the number of seeds; the range covered is printed)")(
+      "first-seed", po::value(&first_seed)->default_value("1"), "the first seed")(
+      "jobs", po::value(&jobs), "worker threads (default: the number of cores); the output "
+      "does not depend on it")(
+      "shard", po::value(&shard), "i/N: run only seeds with (seed - first) mod N = i "
+      "(0 <= i < N); combine with locksim merge")(
+      "out", po::value(&out_dir)->default_value("explore-out"),
+      "folder for summary.json and findings/")(
+      "quiet,q", po::bool_switch(&quiet), "no table, no progress bar");
+  po::positional_options_description pos;
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
+  po::notify(vm);
+  if (help) {
+    std::cout << d;
+    return kExitSafe;
+  }
+  if (algorithm.empty()) throw InputError("locksim explore: missing --algorithm (locksim list)");
+  const AlgorithmInfo* algo = FindAlgorithm(algorithm);
+  if (algo == nullptr) {
+    throw InputError("--algorithm: unknown algorithm \"" + algorithm + "\" (known: " +
+                     AlgorithmIds() + ")");
+  }
+  if (algo->is_limiter()) {
+    throw InputError("--algorithm: " + algorithm +
+                     " is a rate limiter; explore searches locks for mutual-exclusion violations");
+  }
+  ExploreSpec spec;
+  spec.algorithm = algorithm;
+  spec.faults = ParseFaultClasses(faults, "--faults");
+  SeedPlan plan;
+  plan.first = static_cast<uint64_t>(
+      ParseIntOption("--first-seed", first_seed, 0, INT64_MAX / 2));
+  if (!seeds.empty() && !time_limit.empty()) {
+    throw InputError("--time: give either --seeds or --time, not both");
+  }
+  double limit = 0;
+  if (!time_limit.empty()) {
+    limit = static_cast<double>(ParseIntOption("--time", time_limit, 1, 366 * 24 * 3600));
+  } else {
+    plan.count = static_cast<uint64_t>(
+        ParseIntOption("--seeds", seeds.empty() ? "100" : seeds, 1, 100000000));
+  }
+  if (!shard.empty()) {
+    ParseShard(shard, &plan);
+    if (plan.count == 0) {
+      throw InputError("--shard: needs --seeds (a --time run covers a range nobody can "
+                       "predict, so shards could not be merged)");
+    }
+  }
+  const int n_jobs = jobs.empty()
+                         ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
+                         : static_cast<int>(ParseIntOption("--jobs", jobs, 1, 1024));
+  const fs::path dir = PrepareOut(out_dir);
+
+  const int64_t shard_total =
+      plan.count == 0 ? 0
+      : static_cast<int64_t>(plan.count) > plan.shard_index
+          ? (static_cast<int64_t>(plan.count) - plan.shard_index + plan.shard_count - 1) /
+                plan.shard_count
+          : 0;
+  ExploreProgressBar bar(!quiet && isatty(STDERR_FILENO) == 1, shard_total, limit);
+  const WallClock::time_point deadline =
+      WallClock::now() + std::chrono::milliseconds(static_cast<int64_t>(limit * 1000));
+  const ExploreResult result = RunExplore(
+      spec, plan, n_jobs, [&] { return WallClock::now() < deadline; },
+      [&](const ExploreProgress& p) { bar.Update(p); });
+  bar.Finish();
+  WriteOutput(result, dir, [](const Finding& f) { return f.text; });
+
+  if (quiet) return result.findings.empty() ? kExitSafe : kExitViolated;
+  PrintKinds(result, dir);
+  std::cout << std::flush;
+  // Wall time: on stderr only, never in DIR.
+  const double elapsed = bar.elapsed();
+  if (bar.first_violation()) {
+    std::fprintf(stderr, "first violation after %.3fs wall time (seed %llu)\n",
+                 *bar.first_violation(), static_cast<unsigned long long>(bar.first_seed()));
+  }
+  std::fprintf(stderr, "%lld seeds in %.3fs wall time (%.0f seeds/s, %d jobs)\n",
+               static_cast<long long>(result.runs), elapsed,
+               elapsed > 0 ? result.runs / elapsed : 0.0, n_jobs);
+  if (plan.count == 0) {
+    std::fprintf(stderr,
+                 "--time covered seeds %llu-%llu; to run them again: --first-seed %llu --seeds %llu\n",
+                 static_cast<unsigned long long>(plan.first),
+                 static_cast<unsigned long long>(result.last),
+                 static_cast<unsigned long long>(plan.first),
+                 static_cast<unsigned long long>(result.last + 1 - plan.first));
+  }
+  return result.findings.empty() ? kExitSafe : kExitViolated;
+}
+
+int MergeCommand(const std::vector<std::string>& args) {
+  std::vector<std::string> inputs;
+  std::string out_dir = "explore-out";
+  bool quiet = false, help = false;
+  po::options_description d(
+      "locksim merge DIR... [options]\n"
+      "Combines the outputs of the shards of one explore sweep (--shard 0/N .. N-1/N,\n"
+      "same --algorithm, --faults and seeds) into the output an unsharded run writes.\n"
+      "Exit 0: no violation; 1: some.\n\n"
+      "options");
+  d.add_options()("help,h", po::bool_switch(&help), "show this help")(
+      "dir", po::value(&inputs), "shard output folders")(
+      "out", po::value(&out_dir)->default_value("explore-out"), "folder for the merged output")(
+      "quiet,q", po::bool_switch(&quiet), "no table");
+  po::positional_options_description pos;
+  pos.add("dir", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
+  po::notify(vm);
+  if (help) {
+    std::cout << d;
+    return kExitSafe;
+  }
+  if (inputs.empty()) throw InputError("locksim merge: missing DIR (explore output folders)");
+
+  ExploreResult merged;
+  std::set<int64_t> shards_seen;
+  std::map<std::string, std::string> texts;  // findings file -> content
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const fs::path in(inputs[i]);
+    const std::string summary_path = (in / "summary.json").string();
+    const ExploreResult part = ParseSummary(ReadFile(summary_path), summary_path);
+    if (i == 0) {
+      merged.spec = part.spec;
+      merged.plan = part.plan;
+      merged.last = part.last;
+    } else if (part.spec.algorithm != merged.spec.algorithm ||
+               part.spec.faults != merged.spec.faults || part.plan.first != merged.plan.first ||
+               part.last != merged.last || part.plan.shard_count != merged.plan.shard_count) {
+      throw InputError(summary_path + ": not a shard of the same sweep as " + inputs[0] +
+                       " (algorithm, faults, seed range and shard count must match)");
+    }
+    if (!shards_seen.insert(part.plan.shard_index).second) {
+      throw InputError(summary_path + ": shard " + std::to_string(part.plan.shard_index) + "/" +
+                       std::to_string(part.plan.shard_count) + " given twice");
+    }
+    merged.runs += part.runs;
+    for (const Finding& f : part.findings) {
+      texts[f.file] = ReadFile(in / f.file);
+      merged.findings.push_back(f);
+    }
+  }
+  if (static_cast<int64_t>(shards_seen.size()) != merged.plan.shard_count) {
+    std::string missing;
+    for (int64_t s = 0; s < merged.plan.shard_count; ++s) {
+      if (!shards_seen.contains(s)) missing += (missing.empty() ? "" : ", ") + std::to_string(s);
+    }
+    throw InputError("locksim merge: shard(s) " + missing + " of " +
+                     std::to_string(merged.plan.shard_count) + " missing");
+  }
+  merged.plan.shard_index = 0;
+  merged.plan.shard_count = 1;
+  std::sort(merged.findings.begin(), merged.findings.end(),
+            [](const Finding& a, const Finding& b) { return a.seed < b.seed; });
+  const fs::path dir = PrepareOut(out_dir);
+  WriteOutput(merged, dir, [&](const Finding& f) { return texts.at(f.file); });
+  if (!quiet) PrintKinds(merged, dir);
+  return merged.findings.empty() ? kExitSafe : kExitViolated;
+}
+
+}  // namespace locksim

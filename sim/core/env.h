@@ -1,0 +1,71 @@
+// Env: everything lock code may see of the world, and nothing more. A lock
+// variant is written once against this interface and runs unchanged on the
+// virtual backend (simulated time, simulated network, virtual Redis) and on
+// the real one (wall-clock time, TCP, redis-server). In LevelDB's manner the
+// Env is injected, never reached through a global; in FoundationDB's manner
+// time is only ever awaited, never blocked on.
+#ifndef LOCKSIM_SIM_CORE_ENV_H_
+#define LOCKSIM_SIM_CORE_ENV_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "sim/core/reply.h"
+#include "sim/core/signal.h"
+#include "sim/core/task.h"
+#include "sim/core/time.h"
+
+namespace locksim {
+
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  // Sends `cmd` to Redis node `node` (0-based) over this process's own
+  // connection and awaits the reply. A transport failure (connection lost,
+  // node unreachable) arrives as an error reply, never as an exception.
+  virtual Task<Reply> Call(int node, Command cmd) = 0;
+
+  // Number of Redis nodes this process can talk to.
+  virtual int NodeCount() const = 0;
+
+  // This process's local clock as a unix-epoch reading. It may be offset or
+  // drifting relative to true time and to other processes: that is the
+  // point of clock faults.
+  virtual Nanos Now() const = 0;
+
+  // Suspends this process's current thread for `d` of true time. While the
+  // process is paused the wake-up waits for the pause to end.
+  virtual Task<void> SleepFor(Nanos d) = 0;
+
+  // The run's seeded random source: the same seed, the same draws.
+  virtual uint64_t Random() = 0;
+
+  // Threads. An Env belongs to one thread of one client process; every
+  // thread of a process stops when the process is paused.
+  // This thread's id within its process (1 for the main thread), as Java's
+  // Thread.getId() in Redisson's "uuid:threadId" owner names.
+  virtual int ThreadId() const = 0;
+  // Starts a background thread of this process running body(its Env), like
+  // a Java daemon thread: the run does not wait for it to finish. For
+  // renewal tasks (watchdog, refresh).
+  virtual void StartThread(std::string name, std::function<Task<void>(Env&)> body) = 0;
+  // Waits until `signal` is notified (true) or `timeout` passes (false).
+  virtual Task<bool> WaitFor(Signal& signal, Nanos timeout) = 0;
+
+  // Convenience: a 128-bit random token as 32 hex digits (lock owner ids).
+  std::string RandomToken() {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (int word = 0; word < 2; ++word) {
+      uint64_t r = Random();
+      for (int i = 0; i < 16; ++i, r >>= 4) out += kHex[r & 15];
+    }
+    return out;
+  }
+};
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_CORE_ENV_H_

@@ -1,0 +1,66 @@
+// The one random source of a run. Algorithm, fixed and documented so that the
+// same seed gives the same stream with any compiler or standard library:
+//
+//   * seeding: SplitMix64 (Steele, Lea, Flood 2014) expands the 64-bit seed
+//     into the four words of state;
+//   * stream:  xoshiro256** 1.0 (Blackman, Vigna 2018);
+//   * Uniform(n): rejection sampling on the 64-bit output (no modulo bias,
+//     no std::uniform_int_distribution, whose algorithm varies by library).
+//
+// Only code whose decision to draw is itself deterministic may draw from it
+// (FoundationDB's rule), which in a single-threaded simulation is all code.
+#ifndef LOCKSIM_SIM_CORE_RANDOM_H_
+#define LOCKSIM_SIM_CORE_RANDOM_H_
+
+#include <cstdint>
+
+namespace locksim {
+
+class Random {
+ public:
+  explicit Random(uint64_t seed) {
+    for (uint64_t& word : s_) word = SplitMix64(&seed);
+  }
+
+  uint64_t Next() {
+    const uint64_t result = Rotl(s_[1] * 5, 7) * 9;
+    const uint64_t t = s_[1] << 17;
+    s_[2] ^= s_[0];
+    s_[3] ^= s_[1];
+    s_[1] ^= s_[2];
+    s_[0] ^= s_[3];
+    s_[2] ^= t;
+    s_[3] = Rotl(s_[3], 45);
+    return result;
+  }
+
+  // Uniform in [0, n). REQUIRES: n > 0.
+  uint64_t Uniform(uint64_t n) {
+    const uint64_t threshold = (0 - n) % n;  // 2^64 mod n
+    for (;;) {
+      uint64_t r = Next();
+      if (r >= threshold) return r % n;
+    }
+  }
+
+  // Uniform in [lo, hi]. REQUIRES: lo <= hi.
+  int64_t Between(int64_t lo, int64_t hi) {
+    uint64_t span = static_cast<uint64_t>(hi - lo);
+    if (span == UINT64_MAX) return static_cast<int64_t>(Next());
+    return lo + static_cast<int64_t>(Uniform(span + 1));
+  }
+
+ private:
+  static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  static uint64_t SplitMix64(uint64_t* x) {
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  uint64_t s_[4];
+};
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_CORE_RANDOM_H_

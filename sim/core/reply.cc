@@ -1,0 +1,86 @@
+#include "sim/core/reply.h"
+
+namespace locksim {
+namespace {
+
+// Appends s, quoted and escaped, to *out. Runs of plain characters are
+// appended at once: the history formats every command a run sends.
+void AppendQuoted(std::string_view s, std::string* out) {
+  out->push_back('"');
+  size_t plain = 0;  // start of the current run of plain characters
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') continue;
+    out->append(s.data() + plain, i - plain);
+    plain = i + 1;
+    switch (c) {
+      case '"': out->append("\\\""); break;
+      case '\\': out->append("\\\\"); break;
+      case '\n': out->append("\\n"); break;
+      case '\r': out->append("\\r"); break;
+      case '\t': out->append("\\t"); break;
+      default: {
+        static const char kHex[] = "0123456789abcdef";
+        const char hex[4] = {'\\', 'x', kHex[c >> 4], kHex[c & 15]};
+        out->append(hex, 4);
+      }
+    }
+  }
+  out->append(s.data() + plain, s.size() - plain);
+  out->push_back('"');
+}
+
+std::string Quote(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  AppendQuoted(s, &out);
+  return out;
+}
+
+bool NeedsQuotes(std::string_view s) {
+  if (s.empty()) return true;
+  for (unsigned char c : s) {
+    if (c <= ' ' || c >= 0x7f || c == '"' || c == '\\') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string Reply::ToString() const {
+  switch (type) {
+    case Type::kStatus: return str;
+    case Type::kError: return "(error) " + str;
+    case Type::kInteger: return "(integer) " + std::to_string(integer);
+    case Type::kString: return Quote(str);
+    case Type::kNil: return "(nil)";
+    case Type::kArray: {
+      if (elements.empty()) return "(empty array)";
+      std::string out = "[";
+      for (size_t i = 0; i < elements.size(); ++i) {
+        if (i) out += ", ";
+        out += std::to_string(i + 1) + ") " + elements[i].ToString();
+      }
+      return out + "]";
+    }
+  }
+  return "?";
+}
+
+std::string FormatCommand(const Command& cmd) {
+  size_t size = 0;
+  for (const std::string& arg : cmd) size += arg.size() + 3;
+  std::string out;
+  out.reserve(size);
+  for (size_t i = 0; i < cmd.size(); ++i) {
+    if (i) out += ' ';
+    if (NeedsQuotes(cmd[i])) {
+      AppendQuoted(cmd[i], &out);
+    } else {
+      out += cmd[i];
+    }
+  }
+  return out;
+}
+
+}  // namespace locksim

@@ -1,0 +1,51 @@
+// A Redis reply as plain data (RESP2: status, error, integer, bulk string,
+// nil, array). The virtual Redis produces these directly; the real backend
+// converts each hiredis redisReply exactly once, at the socket, so that no C
+// ownership reaches lock code.
+#ifndef LOCKSIM_SIM_CORE_REPLY_H_
+#define LOCKSIM_SIM_CORE_REPLY_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace locksim {
+
+// A command as Redis receives it: argv[0] is the command name.
+using Command = std::vector<std::string>;
+
+struct Reply {
+  enum class Type { kStatus, kError, kInteger, kString, kNil, kArray };
+
+  Type type = Type::kNil;
+  int64_t integer = 0;
+  std::string str;  // status text, error text (with its code) or bulk bytes
+  std::vector<Reply> elements;
+
+  static Reply Status(std::string s) { return {Type::kStatus, 0, std::move(s), {}}; }
+  static Reply Ok() { return Status("OK"); }
+  static Reply Error(std::string s) { return {Type::kError, 0, std::move(s), {}}; }
+  static Reply Integer(int64_t v) { return {Type::kInteger, v, {}, {}}; }
+  static Reply String(std::string s) { return {Type::kString, 0, std::move(s), {}}; }
+  static Reply Nil() { return {}; }
+  static Reply Array(std::vector<Reply> e) { return {Type::kArray, 0, {}, std::move(e)}; }
+
+  bool IsOk() const { return type == Type::kStatus && str == "OK"; }
+  bool IsError() const { return type == Type::kError; }
+  bool IsNil() const { return type == Type::kNil; }
+  bool IsInteger(int64_t v) const { return type == Type::kInteger && integer == v; }
+
+  bool operator==(const Reply&) const = default;
+
+  // As redis-cli prints it, on one line: OK, (nil), (integer) 1, "abc",
+  // (error) ERR ..., [1) ..., 2) ...].
+  std::string ToString() const;
+};
+
+// Quotes a command for display: SET lock:x "a b" NX PX 100.
+std::string FormatCommand(const Command& cmd);
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_CORE_REPLY_H_

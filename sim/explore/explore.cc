@@ -1,0 +1,624 @@
+#include "sim/explore/explore.h"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "lockimpls/lock.h"
+#include "reports/run_json.h"
+#include "sim/core/errors.h"
+#include "sim/core/random.h"
+#include "sim/run/runner.h"
+#include "sim/scenario/scenario.h"
+#include "sim/explore/shrink.h"
+
+namespace locksim {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+using std::chrono::milliseconds;
+
+// Candidate runs a finding may spend on shrinking. Each is one virtual run
+// (about a millisecond); enough for the scenarios generated here to reach a
+// fixpoint in most cases.
+constexpr int kShrinkBudget = 600;
+
+// Generation draws from its own stream, apart from the run's (which the
+// virtual world seeds with the same seed): "explore" in ASCII.
+constexpr uint64_t kGenerationSalt = 0x6578706c6f7265ULL;
+
+std::string Ms(int64_t ms) { return FormatDuration(milliseconds(ms)); }
+
+std::string Join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// What one seed's scenario is made of: the names the faults can aim at.
+struct Cast {
+  std::vector<std::string> clients;
+  std::vector<std::string> masters;
+  int64_t ttl_ms = 0;
+};
+
+std::string Pick(Random& rng, const std::vector<std::string>& from) {
+  return from[rng.Uniform(from.size())];
+}
+
+// A fault fires at a time, or on an event of a client (right after it
+// acquired, entered, left its section, began releasing, or got its n-th
+// reply), which lands faults where locks are fragile far more often than a
+// time drawn blindly.
+void AddTiming(ojson& fault, Random& rng, const Cast& cast, const std::string& target_client) {
+  if (fault.contains("process") && target_client.empty() && rng.Uniform(4) != 0) {
+    // A fault of a Redis node matters while someone holds the lock there:
+    // mostly shortly after a client acquired it.
+    ojson on;
+    on["process"] = Pick(rng, cast.clients);
+    on["event"] = "acquired";
+    on["after"] = Ms(rng.Between(0, cast.ttl_ms / 2));
+    fault["on"] = on;
+    return;
+  }
+  if (rng.Uniform(2) == 0) {
+    fault["at"] = Ms(rng.Between(0, 200) * 100);
+    return;
+  }
+  static constexpr const char* kEvents[] = {"acquired", "enter", "exit", "release", "reply"};
+  ojson on;
+  on["process"] = !target_client.empty() && rng.Uniform(4) != 0
+                      ? target_client
+                      : cast.clients[rng.Uniform(cast.clients.size())];
+  const std::string event = kEvents[rng.Uniform(std::size(kEvents))];
+  on["event"] = event;
+  if (event == "reply") on["count"] = rng.Between(1, 4);
+  if (rng.Uniform(2) == 0) on["after"] = Ms(rng.Between(1, 20) * 100);
+  fault["on"] = on;
+}
+
+// A duration from 100ms up to `times_ttl` TTLs, in steps of 100ms.
+std::string UpToTtl(Random& rng, const Cast& cast, int64_t times_ttl) {
+  return Ms(rng.Between(1, std::max<int64_t>(1, times_ttl * cast.ttl_ms / 100)) * 100);
+}
+
+ojson GenerateFault(const std::string& type, Random& rng, const Cast& cast) {
+  ojson f;
+  f["type"] = type;
+  std::string target_client;
+  auto client_or_node = [&](int node_percent) {
+    if (static_cast<int>(rng.Uniform(100)) < node_percent) {
+      f["process"] = Pick(rng, cast.masters);
+    } else {
+      target_client = Pick(rng, cast.clients);
+      f["process"] = target_client;
+    }
+  };
+  auto link = [&]() {
+    f["between"] = ojson::array({ojson::array({Pick(rng, cast.clients)}),
+                                 ojson::array({Pick(rng, cast.masters)})});
+  };
+  if (type == "pause") {
+    client_or_node(20);
+    f["duration"] = UpToTtl(rng, cast, 3);
+  } else if (type == "clock") {
+    client_or_node(50);
+    const char sign = rng.Uniform(4) == 0 ? '-' : '+';
+    if (target_client.empty()) {
+      f["jump"] = sign + UpToTtl(rng, cast, 3);  // a node's NTP step (F9)
+    } else {
+      f["offset"] = sign + UpToTtl(rng, cast, 2);  // a client's skew (F4)
+    }
+  } else if (type == "crash") {
+    client_or_node(50);
+    if (rng.Uniform(5) != 0) f["restart_after"] = Ms(rng.Between(0, 2 * cast.ttl_ms / 100) * 100);
+  } else if (type == "failover") {
+    f["process"] = Pick(rng, cast.masters);
+  } else if (type == "partition") {
+    link();
+    f["duration"] = UpToTtl(rng, cast, 3);
+  } else if (type == "expire") {
+    if (cast.masters.size() > 1 && rng.Uniform(2) == 0) f["process"] = Pick(rng, cast.masters);
+    if (rng.Uniform(3) == 0) f["ttl"] = Ms(rng.Between(1, cast.ttl_ms));
+  } else if (type == "delay") {
+    link();
+    f["latency"] = UpToTtl(rng, cast, 2);
+    f["duration"] = UpToTtl(rng, cast, 3);
+  } else if (type == "drop") {
+    link();
+    f["loss_percent"] = rng.Between(10, 90);
+    f["duration"] = UpToTtl(rng, cast, 3);
+  }
+  AddTiming(f, rng, cast, target_client);
+  return f;
+}
+
+// The violation tokens of a run, sorted.
+std::vector<std::string> Signature(const RunResult& r) {
+  std::set<std::string> tokens;
+  for (const Violation& v : r.check.violations) {
+    tokens.insert(v.kind == "foreign-write" ? "foreign-write-" + ForeignWriteCommand(r.history, v)
+                                            : v.kind);
+  }
+  if (!r.effect.holds) tokens.insert("lost-update");
+  return {tokens.begin(), tokens.end()};
+}
+
+// The contract a client keeps with its lock, within which explore looks
+// for violations: a lease of at least 100ms (Redlock's drift allowance is
+// 2ms plus 1%: far below that it leaves no validity at all), and work that
+// takes at most 80% of it. A hold longer than the lease is a usage bug, not
+// the lock's, so neither generation nor shrinking goes there.
+constexpr Nanos kMinTtl = milliseconds(100);
+bool KeepsLeaseContract(const Scenario& s) {
+  if (!s.lock.ttl) return true;
+  if (*s.lock.ttl < kMinTtl) return false;
+  for (const ClientSpec& c : s.clients) {
+    if (c.hold * 5 > *s.lock.ttl * 4) return false;
+  }
+  return true;
+}
+
+// The fault classes of a kind: those of --faults, with a pause, clock or
+// crash of a Redis node told apart from one of a client ("node-pause"):
+// a client's pause is F1, a node's clock jump F9, a node's restart F8.
+std::vector<std::string> KindFaultClasses(const ojson& doc, const std::vector<std::string>& nodes) {
+  std::set<std::string> classes;
+  for (const ojson& fault : doc["faults"]) {
+    const std::string type = fault["type"].get<std::string>();
+    const std::string process = fault.value("process", "");
+    const bool on_node = std::find(nodes.begin(), nodes.end(), process) != nodes.end();
+    const bool split = type == "pause" || type == "clock" || type == "crash";
+    classes.insert(split && on_node ? "node-" + type : type);
+  }
+  std::vector<std::string> out;
+  for (const std::string& k : ExploreFaultClasses()) {
+    if (classes.contains(k)) out.push_back(k);
+    if (classes.contains("node-" + k)) out.push_back("node-" + k);
+  }
+  return out;
+}
+
+std::string FileName(uint64_t seed) { return "explore-seed" + std::to_string(seed); }
+
+std::string Plural(int64_t n, const std::string& what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+int64_t Iterations(const ojson& doc) {
+  int64_t sum = 0;
+  for (const ojson& c : doc["clients"]) sum += c.value("iterations", int64_t{1});
+  return sum;
+}
+
+Nanos DurationOf(const ojson& doc) {
+  std::string error;
+  return ParseDuration(doc["duration"].get<std::string>(), &error).value_or(Nanos{0});
+}
+
+}  // namespace
+
+const std::vector<std::string>& ExploreFaultClasses() {
+  static const std::vector<std::string> kClasses = {"pause",     "clock",  "crash", "failover",
+                                                    "partition", "expire", "delay", "drop"};
+  return kClasses;
+}
+
+std::vector<std::string> ParseFaultClasses(const std::string& text, const std::string& option) {
+  const std::vector<std::string>& known = ExploreFaultClasses();
+  std::set<std::string> asked;
+  std::stringstream ss(text);
+  std::string item;
+  bool any = false;
+  while (std::getline(ss, item, ',')) {
+    any = true;
+    const size_t a = item.find_first_not_of(" \t");
+    const size_t b = item.find_last_not_of(" \t");
+    const std::string name = a == std::string::npos ? "" : item.substr(a, b - a + 1);
+    if (name == "all") {
+      asked.insert(known.begin(), known.end());
+      continue;
+    }
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      throw InputError(option + ": unknown fault class \"" + name + "\" (known: " +
+                       Join(known, ", ") + ", or all)");
+    }
+    asked.insert(name);
+  }
+  if (!any) throw InputError(option + ": no fault class given (known: " + Join(known, ", ") + ")");
+  std::vector<std::string> out;
+  for (const std::string& k : known) {
+    if (asked.contains(k)) out.push_back(k);
+  }
+  return out;
+}
+
+ojson GenerateScenario(const ExploreSpec& spec, uint64_t seed) {
+  Random rng(seed ^ kGenerationSalt);
+  const bool redlock = spec.algorithm == "redlock";
+  Cast cast;
+  cast.ttl_ms = rng.Between(10, 100) * 100;  // 1s .. 10s
+  const int nodes = redlock ? 3 : 1;
+  for (int i = 0; i < nodes; ++i) cast.masters.push_back("redis" + std::to_string(i));
+  const int64_t n_clients = rng.Between(2, 4);
+  for (int64_t i = 0; i < n_clients; ++i) cast.clients.push_back(std::string(1, char('A' + i)));
+
+  ojson doc;
+  doc["algorithm"] = spec.algorithm;
+  doc["seed"] = seed;
+  doc["duration"] = "1m";
+  if (nodes > 1) doc["nodes"] = nodes;
+  // Redlock gives up on a node that does not answer (redlock-rb's socket
+  // timeout); the single-node locks wait for ever, as their documents do.
+  if (redlock) doc["network"] = {{"timeout", "50ms"}};
+  doc["workload"] = {{"type", "counter"}};
+  doc["lock"] = {{"ttl", Ms(cast.ttl_ms)},
+                 {"retry_delay", Ms(rng.Between(1, 10) * 50)},
+                 {"acquire_timeout", "30s"}};
+  ojson clients = ojson::array();
+  for (const std::string& name : cast.clients) {
+    ojson c;
+    c["name"] = name;
+    c["start"] = Ms(rng.Between(0, 50) * 100);
+    // Within the lease (see KeepsLeaseContract): at most 80% of the TTL.
+    c["hold"] = Ms(rng.Between(1, std::max<int64_t>(1, cast.ttl_ms * 8 / 1000)) * 100);
+    c["iterations"] = rng.Between(1, 3);
+    const int64_t think = rng.Between(0, 10) * 100;
+    if (think > 0) c["think"] = Ms(think);
+    clients.push_back(c);
+  }
+  doc["clients"] = clients;
+  ojson faults = ojson::array();
+  bool failover = false;
+  if (!spec.faults.empty()) {
+    const int64_t n_faults = rng.Between(1, redlock ? 4 : 3);
+    for (int64_t i = 0; i < n_faults; ++i) {
+      const std::string type = Pick(rng, spec.faults);
+      failover = failover || type == "failover";
+      faults.push_back(GenerateFault(type, rng, cast));
+    }
+  }
+  if (failover) {
+    // A failover needs a replica to promote; replication is asynchronous.
+    ojson redis;
+    redis["replicas"] = 1;
+    redis["replication_lag"] = Ms(rng.Between(1, 100));
+    // Before "workload", as in the hand-written files.
+    ojson ordered;
+    for (auto& [k, v] : doc.items()) {
+      if (k == "workload") ordered["redis"] = redis;
+      ordered[k] = v;
+    }
+    doc = ordered;
+  }
+  doc["faults"] = faults;
+  return doc;
+}
+
+bool Shorter(const Finding& a, const Finding& b) {
+  return std::tie(a.duration, a.clients, a.fault_count, a.iterations, a.seed) <
+         std::tie(b.duration, b.clients, b.fault_count, b.iterations, b.seed);
+}
+
+std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
+  const std::string file = FileName(seed);
+  RunOptions options;
+  options.algorithm = spec.algorithm;
+  // nullopt: a candidate the parser or the lease contract refuses.
+  auto run = [&](const ojson& doc) -> std::optional<RunResult> {
+    Scenario s;
+    try {
+      s = ParseScenario(doc.dump(), file);
+    } catch (const InputError&) {
+      return std::nullopt;
+    }
+    if (!KeepsLeaseContract(s)) return std::nullopt;
+    return RunScenario(s, options);
+  };
+
+  ojson doc = GenerateScenario(spec, seed);
+  std::optional<RunResult> first;
+  try {
+    first = RunScenario(ParseScenario(doc.dump(), file), options);
+  } catch (const InputError& e) {
+    throw HarnessError("explore seed " + std::to_string(seed) +
+                       ": generated a scenario the parser refuses: " + e.what());
+  }
+  if (!first->violated()) return std::nullopt;
+  const std::vector<std::string> signature = Signature(*first);
+
+  // A fault whose trigger never fired did nothing; the saved file must not
+  // carry it (the replay would report it unfired).
+  if (!first->unfired.empty()) {
+    ojson fired = ojson::array();
+    for (size_t i = 0; i < doc["faults"].size(); ++i) {
+      const std::string path = "$.faults[" + std::to_string(i) + "]";
+      const bool unfired = std::any_of(first->unfired.begin(), first->unfired.end(),
+                                       [&](const std::string& u) { return u.starts_with(path + ":"); });
+      if (!unfired) fired.push_back(doc["faults"][i]);
+    }
+    doc["faults"] = fired;
+  }
+  auto keeps = [&](const ojson& candidate) {
+    std::optional<RunResult> r = run(candidate);
+    return r && r->violated() && r->unfired.empty() && Signature(*r) == signature;
+  };
+  if (!keeps(doc)) {
+    throw HarnessError("explore seed " + std::to_string(seed) +
+                       ": the run changed when faults that never fired were left out");
+  }
+  ShrinkStats stats;
+  const ojson small = Shrink(doc, keeps, kShrinkBudget, &stats);
+  const RunResult result = *run(small);
+
+  Finding f;
+  f.seed = seed;
+  f.violations = signature;
+  f.fault_classes = KindFaultClasses(small, first->scenario.NodeNames());
+  f.kind = Join(f.violations, "+") + "--" +
+           (f.fault_classes.empty() ? std::string("no-fault") : Join(f.fault_classes, "+"));
+  f.file = "findings/" + f.kind + "-seed" + std::to_string(seed) + ".json";
+  f.clients = static_cast<int64_t>(small["clients"].size());
+  f.fault_count = static_cast<int64_t>(small["faults"].size());
+  f.iterations = Iterations(small);
+  f.duration = DurationOf(small);
+  f.original_clients = static_cast<int64_t>(doc["clients"].size());
+  f.original_faults = static_cast<int64_t>(doc["faults"].size());
+  f.original_duration = DurationOf(doc);
+  f.shrink_runs = stats.runs;
+
+  const std::string args = "--algorithm " + spec.algorithm + " --faults " +
+                           (spec.faults.empty() ? std::string("none") : Join(spec.faults, ","));
+  std::string story;
+  for (const Violation& v : result.check.violations) {
+    story += (story.empty() ? "" : "; ") + DescribeViolation(result, v);
+  }
+  if (!result.effect.holds) story += "; " + Join(result.effect.sentences, "; ");
+  ojson out;
+  out["name"] = "explore-" + spec.algorithm + "-seed" + std::to_string(seed);
+  out["description"] =
+      "Found by locksim explore (seed " + std::to_string(seed) + ", " + args +
+      ") and shrunk from " + Plural(f.original_clients, "client") + ", " +
+      Plural(f.original_faults, "fault") + " and " + FormatDuration(f.original_duration) +
+      " to " + Plural(f.clients, "client") + ", " + Plural(f.fault_count, "fault") + " and " +
+      FormatDuration(f.duration) + ". Kind " + f.kind + ": " + story + ".";
+  out["source"] = "locksim explore seed " + std::to_string(seed) + " (locksim explore " + args +
+                  " --first-seed " + std::to_string(seed) + " --seeds 1)";
+  for (const auto& [k, v] : small.items()) {
+    if (k == "faults" && v.empty()) continue;
+    out[k] = v;
+  }
+  // What shrank to nothing reads better absent (the defaults are 0).
+  for (ojson& c : out["clients"]) {
+    if (c.value("think", "") == FormatDuration(Nanos{0})) c.erase("think");
+  }
+  if (out.contains("faults")) {
+    for (ojson& fault : out["faults"]) {
+      if (fault.contains("on") && fault["on"].value("after", "") == FormatDuration(Nanos{0})) fault["on"].erase("after");
+    }
+  }
+  ojson expect;
+  expect["verdict"] = std::string(result.verdict());
+  expect["kinds"] = result.Kinds();
+  expect["overlaps"] = result.OverlapPairs();
+  expect["invariant"] = result.effect.holds ? "holds" : "broken";
+  expect["note"] = "explore kind " + f.kind;
+  out["expect"] = {{spec.algorithm, expect}};
+  f.text = out.dump(2) + "\n";
+
+  // The file must replay, through the parser, to what it expects: as
+  // `locksim run FILE` runs it.
+  const Scenario saved = ParseScenario(f.text, f.file);
+  RunOptions replay;
+  replay.label = spec.algorithm;
+  const RunResult again = RunScenario(saved, replay);
+  if (again.ExpectationMet() != true || Signature(again) != signature) {
+    throw HarnessError("explore seed " + std::to_string(seed) + ": the shrunk scenario " + f.file +
+                       " does not replay to the same violation");
+  }
+  return f;
+}
+
+ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs,
+                         const std::function<bool()>& keep_going,
+                         const std::function<void(const ExploreProgress&)>& progress) {
+  ExploreResult result;
+  result.spec = spec;
+  result.plan = plan;
+  const uint64_t stride = static_cast<uint64_t>(plan.shard_count);
+  const uint64_t offset = static_cast<uint64_t>(plan.shard_index);
+  // The k-th seed of this shard.
+  auto seed_of = [&](uint64_t k) { return plan.first + offset + k * stride; };
+  const uint64_t total = plan.count == 0 ? 0
+                         : plan.count > offset ? (plan.count - offset + stride - 1) / stride
+                                               : 0;
+  std::mutex mu;
+  uint64_t next = 0;  // seeds started, in order: always a prefix
+  bool stop = false;
+  std::exception_ptr error;
+  ExploreProgress state;
+  auto worker = [&]() {
+    for (;;) {
+      uint64_t k = 0;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        if (stop || (plan.count > 0 && next >= total)) return;
+        if (plan.count == 0 && !keep_going()) {
+          stop = true;
+          return;
+        }
+        k = next++;
+      }
+      std::optional<Finding> found;
+      try {
+        found = ExploreSeed(spec, seed_of(k));
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+        stop = true;
+        return;
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      ++state.done;
+      if (found) {
+        ++state.violations;
+        if (!state.first_violation_seed) state.first_violation_seed = found->seed;
+        result.findings.push_back(std::move(*found));
+      }
+      if (progress) progress(state);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int i = 1; i < std::max(jobs, 1); ++i) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
+  result.runs = static_cast<int64_t>(next);
+  result.last = plan.count > 0 ? plan.first + plan.count - 1
+                : next > 0     ? seed_of(next - 1)
+                               : plan.first - 1;
+  std::sort(result.findings.begin(), result.findings.end(),
+            [](const Finding& a, const Finding& b) { return a.seed < b.seed; });
+  return result;
+}
+
+ojson SummaryJson(const ExploreResult& r) {
+  ojson j;
+  j["schema"] = "locksim-explore";
+  j["schema_version"] = 1;
+  j["algorithm"] = r.spec.algorithm;
+  j["faults"] = r.spec.faults;
+  j["seeds"] = {{"first", r.plan.first},
+                {"last", r.last},
+                {"count", r.last + 1 - r.plan.first}};
+  if (r.plan.shard_count > 1) {
+    j["shard"] = std::to_string(r.plan.shard_index) + "/" + std::to_string(r.plan.shard_count);
+  }
+  j["runs"] = r.runs;
+  j["violating_seeds"] = r.findings.size();
+  // Kinds: most frequent first, then by name.
+  std::map<std::string, std::vector<const Finding*>> by_kind;
+  for (const Finding& f : r.findings) by_kind[f.kind].push_back(&f);
+  std::vector<std::pair<std::string, std::vector<const Finding*>>> kinds(by_kind.begin(),
+                                                                          by_kind.end());
+  std::stable_sort(kinds.begin(), kinds.end(),
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  ojson kinds_json = ojson::array();
+  for (const auto& [kind, list] : kinds) {
+    const Finding* shortest = *std::min_element(
+        list.begin(), list.end(), [](const Finding* a, const Finding* b) { return Shorter(*a, *b); });
+    ojson k;
+    k["kind"] = kind;
+    k["violations"] = list.front()->violations;
+    k["faults"] = list.front()->fault_classes;
+    k["count"] = list.size();
+    k["shortest"] = {{"seed", shortest->seed},
+                     {"file", shortest->file},
+                     {"duration", FormatDuration(shortest->duration)},
+                     {"clients", shortest->clients},
+                     {"faults", shortest->fault_count},
+                     {"iterations", shortest->iterations}};
+    ojson seeds = ojson::array();
+    for (const Finding* f : list) seeds.push_back(f->seed);
+    k["seeds"] = seeds;
+    kinds_json.push_back(k);
+  }
+  j["kinds"] = kinds_json;
+  ojson findings = ojson::array();
+  for (const Finding& f : r.findings) {
+    ojson fj;
+    fj["seed"] = f.seed;
+    fj["kind"] = f.kind;
+    fj["file"] = f.file;
+    fj["violations"] = f.violations;
+    fj["faults"] = f.fault_classes;
+    fj["shrunk"] = {{"duration", FormatDuration(f.duration)},
+                    {"clients", f.clients},
+                    {"faults", f.fault_count},
+                    {"iterations", f.iterations}};
+    fj["original"] = {{"duration", FormatDuration(f.original_duration)},
+                      {"clients", f.original_clients},
+                      {"faults", f.original_faults}};
+    fj["shrink_runs"] = f.shrink_runs;
+    findings.push_back(fj);
+  }
+  j["findings"] = findings;
+  return j;
+}
+
+ExploreResult ParseSummary(const std::string& text, const std::string& file) {
+  ExploreResult r;
+  std::string at = "$";
+  auto fail = [&](const std::string& what) -> void {
+    throw InputError(file + ": " + at + ": " + what);
+  };
+  try {
+    const ojson j = ojson::parse(text);
+    if (!j.is_object() || j.value("schema", "") != "locksim-explore") {
+      fail("not an explore summary (\"schema\": \"locksim-explore\")");
+    }
+    at = "$.schema_version";
+    if (j.at("schema_version").get<int>() != 1) fail("unsupported version");
+    at = "$.algorithm";
+    r.spec.algorithm = j.at("algorithm").get<std::string>();
+    at = "$.faults";
+    r.spec.faults = j.at("faults").get<std::vector<std::string>>();
+    at = "$.seeds";
+    r.plan.first = j.at("seeds").at("first").get<uint64_t>();
+    r.last = j.at("seeds").at("last").get<uint64_t>();
+    r.plan.count = r.last + 1 - r.plan.first;
+    if (j.contains("shard")) {
+      at = "$.shard";
+      const std::string shard = j.at("shard").get<std::string>();
+      const size_t slash = shard.find('/');
+      if (slash == std::string::npos) fail("expected \"i/N\"");
+      r.plan.shard_index = std::stoll(shard.substr(0, slash));
+      r.plan.shard_count = std::stoll(shard.substr(slash + 1));
+    }
+    at = "$.runs";
+    r.runs = j.at("runs").get<int64_t>();
+    const ojson& findings = j.at("findings");
+    for (size_t i = 0; i < findings.size(); ++i) {
+      at = "$.findings[" + std::to_string(i) + "]";
+      const ojson& fj = findings[i];
+      Finding f;
+      f.seed = fj.at("seed").get<uint64_t>();
+      f.kind = fj.at("kind").get<std::string>();
+      f.file = fj.at("file").get<std::string>();
+      if (f.file.find("..") != std::string::npos || !f.file.starts_with("findings/")) {
+        fail("\"file\" must be under findings/");
+      }
+      f.violations = fj.at("violations").get<std::vector<std::string>>();
+      f.fault_classes = fj.at("faults").get<std::vector<std::string>>();
+      std::string error;
+      auto duration = [&](const ojson& d) {
+        auto v = ParseDuration(d.get<std::string>(), &error);
+        if (!v) fail(error);
+        return *v;
+      };
+      const ojson& shrunk = fj.at("shrunk");
+      f.duration = duration(shrunk.at("duration"));
+      f.clients = shrunk.at("clients").get<int64_t>();
+      f.fault_count = shrunk.at("faults").get<int64_t>();
+      f.iterations = shrunk.at("iterations").get<int64_t>();
+      const ojson& original = fj.at("original");
+      f.original_duration = duration(original.at("duration"));
+      f.original_clients = original.at("clients").get<int64_t>();
+      f.original_faults = original.at("faults").get<int64_t>();
+      f.shrink_runs = fj.at("shrink_runs").get<int>();
+      r.findings.push_back(std::move(f));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    fail(std::string("malformed explore summary: ") + e.what());
+  } catch (const std::logic_error& e) {  // std::stoll
+    fail(std::string("malformed explore summary: ") + e.what());
+  }
+  return r;
+}
+
+}  // namespace locksim

@@ -1,0 +1,119 @@
+// Exploration: scenarios generated from seeds instead of written by hand.
+// Each seed gives one scenario (clients, timings, a counter workload and
+// random faults of the classes asked for), run on the virtual backend; a
+// run with a violation is shrunk (sim/explore/shrink.h) and becomes a finding: a
+// normal scenario file with an "expect" entry that `locksim run` replays to
+// the same violation.
+//
+// A finding's kind is what broke and what it took: the violation tokens
+// (the checker's "mutual-exclusion", "foreign-write-<COMMAND>" for a write
+// over another holder's lock by that command, "lost-update" when the
+// counter workload lost an increment) and the fault classes left in the
+// shrunk scenario, where a pause, clock or crash of a Redis node is
+// "node-pause", "node-clock", "node-crash". F1 is mutual-exclusion with a
+// (client) pause, F2 adds foreign-write-DEL, F4 is foreign-write-GETSET
+// with a (client) clock fault, F9 needs a node-clock, F8 a node-crash.
+//
+// Everything here is a function of (algorithm, fault classes, seed): the
+// same seed gives the same finding, byte for byte, on any thread.
+#ifndef LOCKSIM_SIM_EXPLORE_EXPLORE_H_
+#define LOCKSIM_SIM_EXPLORE_EXPLORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/core/time.h"
+
+namespace locksim {
+
+// The fault classes explore generates, in their canonical order.
+const std::vector<std::string>& ExploreFaultClasses();
+// "pause,clock" -> {"pause", "clock"} in canonical order, without repeats;
+// "all" -> every class. Throws InputError naming `option` for an unknown or
+// empty name.
+std::vector<std::string> ParseFaultClasses(const std::string& text, const std::string& option);
+
+struct ExploreSpec {
+  std::string algorithm;            // a lock, not a rate limiter
+  std::vector<std::string> faults;  // canonical order
+};
+
+// The scenario document (scenario-file JSON, no "expect") for one seed.
+nlohmann::ordered_json GenerateScenario(const ExploreSpec& spec, uint64_t seed);
+
+struct Finding {
+  uint64_t seed = 0;
+  std::string kind;                         // slug: "<violations>--<faults>"
+  std::vector<std::string> violations;      // sorted tokens
+  std::vector<std::string> fault_classes;   // canonical order, "node-" split out
+  std::string file;                         // "findings/<kind>-seed<N>.json"
+  std::string text;                         // the shrunk scenario file
+  // The shrunk scenario's size, for choosing the shortest of a kind.
+  int64_t clients = 0;
+  int64_t fault_count = 0;
+  int64_t iterations = 0;  // summed over clients
+  Nanos duration{0};
+  // Before shrinking.
+  int64_t original_clients = 0;
+  int64_t original_faults = 0;
+  Nanos original_duration{0};
+  int shrink_runs = 0;
+};
+
+// Orders findings of one kind: shorter duration first, then fewer clients
+// and faults, fewer iterations, lower seed.
+bool Shorter(const Finding& a, const Finding& b);
+
+// Generates, runs and (on a violation) shrinks one seed. Throws
+// HarnessError if the saved file does not replay to the same violation.
+std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed);
+
+// Which seeds a run covers: first, first+1, ..., first+count-1, and of those
+// the shard's share (seed - first ≡ shard_index mod shard_count).
+struct SeedPlan {
+  uint64_t first = 1;
+  uint64_t count = 0;  // 0 with a time limit: until keep_going() says stop
+  int64_t shard_index = 0;
+  int64_t shard_count = 1;
+};
+
+struct ExploreResult {
+  ExploreSpec spec;
+  SeedPlan plan;
+  uint64_t last = 0;     // the last seed of the range covered
+  int64_t runs = 0;      // seeds run (this shard's share of first..last)
+  std::vector<Finding> findings;  // by seed
+};
+
+struct ExploreProgress {
+  int64_t done = 0;
+  int64_t violations = 0;
+  std::optional<uint64_t> first_violation_seed;  // the first found, in time
+};
+
+// Runs the plan on `jobs` threads. With a count, every seed of the range
+// (the shard's share); without, seeds in order until keep_going() returns
+// false, and the range covered is first..the last seed started (all of
+// them finished). `progress` is called from the workers under a lock after
+// each seed. Findings are sorted by seed: the result does not depend on
+// `jobs`.
+ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs,
+                         const std::function<bool()>& keep_going,
+                         const std::function<void(const ExploreProgress&)>& progress);
+
+// summary.json: the arguments, the seed range, the kinds with counts and
+// the shortest counterexample of each, and every finding. Shard runs also
+// name their shard; nothing depends on wall time or --jobs.
+nlohmann::ordered_json SummaryJson(const ExploreResult& result);
+// The inverse, for `locksim merge` (finding texts are not in the summary:
+// text stays empty). Throws InputError naming `file` and the JSON path.
+ExploreResult ParseSummary(const std::string& text, const std::string& file);
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_EXPLORE_EXPLORE_H_

@@ -1,0 +1,42 @@
+// Shrinking a counterexample: the smallest scenario, found greedily, that
+// still shows the same kind of violation. Works on a scenario document (the
+// JSON a scenario file holds, as sim/explore/explore.cc generates it), so that every
+// candidate is checked by the ordinary parser and what comes out is a normal
+// scenario file.
+//
+// Moves, tried in this order in passes until a pass changes nothing or the
+// budget of runs is spent (QuickCheck's and Hypothesis's greedy shrinking):
+//   1. drop a fault;
+//   2. drop a client (and the faults that name it);
+//   3. fewer iterations of a client;
+//   4. shorter durations: the run, the lock's TTL, each client's start,
+//      hold and think, each fault's time, trigger delay, length, restart
+//      delay, latency, and clock offset or jump, each moved toward its
+//      floor (0, or 1ms where 0 is not allowed) by halving steps, in whole
+//      milliseconds.
+// A candidate is kept when `keeps` says it still shows the violation; a
+// candidate the parser refuses is simply not kept. Deterministic: the same
+// document, predicate and budget give the same result.
+#ifndef LOCKSIM_SIM_EXPLORE_SHRINK_H_
+#define LOCKSIM_SIM_EXPLORE_SHRINK_H_
+
+#include <functional>
+
+#include <nlohmann/json.hpp>
+
+namespace locksim {
+
+struct ShrinkStats {
+  int runs = 0;      // candidates tried
+  int accepted = 0;  // candidates kept
+};
+
+// REQUIRES: `keeps(doc)` holds, or the result is `doc` unchanged except for
+// what the budget allowed; `keeps` must be a deterministic function.
+nlohmann::ordered_json Shrink(nlohmann::ordered_json doc,
+                              const std::function<bool(const nlohmann::ordered_json&)>& keeps,
+                              int budget, ShrinkStats* stats);
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_EXPLORE_SHRINK_H_

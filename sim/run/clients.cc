@@ -1,0 +1,151 @@
+#include "sim/run/clients.h"
+
+namespace locksim {
+namespace {
+
+// The body of one critical section: hold the lock for spec.hold while doing
+// the workload's work on the protected resource.
+Task<void> Work(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec& spec,
+                const WorkloadSpec& workload, ProtectedResource& resource) {
+  History& h = runtime.history();
+  const int p = env.actor();
+  const std::optional<int64_t> token = lock.FencingToken(env);
+  auto write = [&](int64_t value) {
+    const bool ok = resource.Write(value, token);
+    h.Add(runtime.Now(), p, ok ? OpType::kOk : OpType::kFail, OpF::kWrite,
+          std::to_string(value) + (token ? " (token " + std::to_string(*token) + ")" : ""));
+  };
+  switch (workload.type) {
+    case WorkloadSpec::Type::kCommands:
+      for (size_t i = 0; i < workload.commands.size(); ++i) {
+        Command cmd(workload.commands[i].begin(), workload.commands[i].end());
+        const Reply reply = co_await env.Call(0, cmd);
+        const std::string got = reply.ToString();
+        const bool same = got == workload.replies[i];
+        h.Add(runtime.Now(), p, same ? OpType::kOk : OpType::kFail, OpF::kRead,
+              same ? got
+                   : "reply to " + FormatCommand(cmd) + " was " + got + ", Redis gives " +
+                         workload.replies[i]);
+      }
+      co_await env.SleepFor(spec.hold);
+      break;
+    case WorkloadSpec::Type::kNone:
+    case WorkloadSpec::Type::kScheduledJob:  // the job itself is recorded by the caller
+      co_await env.SleepFor(spec.hold);
+      break;
+    case WorkloadSpec::Type::kCounter: {
+      // Read, work, write back: the classic lost update under overlap.
+      const int64_t v = resource.Read();
+      h.Add(runtime.Now(), p, OpType::kOk, OpF::kRead, std::to_string(v));
+      co_await env.SleepFor(spec.hold);
+      write(v + 1);
+      break;
+    }
+    case WorkloadSpec::Type::kInventory: {
+      // Check the stock, take payment (the work), decrement: "never oversell".
+      const int64_t stock = resource.Read();
+      h.Add(runtime.Now(), p, OpType::kOk, OpF::kRead, std::to_string(stock));
+      co_await env.SleepFor(spec.hold);
+      if (stock > 0) write(stock - 1);
+      break;
+    }
+    case WorkloadSpec::Type::kTokenRefresh: {
+      // Seed 004: if the cached token is missing or invalidated, fetch a new
+      // one (the work) and cache it; otherwise use the cached one.
+      const int64_t epoch = runtime.Now() / workload.token_ttl;
+      const int64_t cached = resource.Read();  // epoch the cached token was fetched in
+      h.Add(runtime.Now(), p, OpType::kOk, OpF::kRead, std::to_string(cached));
+      if (cached < epoch) {
+        co_await env.SleepFor(spec.hold);
+        h.Add(runtime.Now(), p, OpType::kOk, OpF::kRefresh, std::to_string(epoch));
+        write(epoch);
+      }
+      break;
+    }
+  }
+}
+
+// A fault triggered by the step just recorded (a pause "when A has
+// acquired") takes effect before the thread's next step: the thread waits
+// here until the process resumes, and never comes back if it crashed.
+Task<void> Checkpoint(Runtime& runtime, ProcessEnv& env) {
+  if (!runtime.Runnable(env.process())) co_await env.SleepFor(Nanos{0});
+}
+
+Task<bool> Cycle(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec& spec,
+                 const std::string& key, const WorkloadSpec& workload,
+                 ProtectedResource& resource, std::optional<int64_t> tick) {
+  History& h = runtime.history();
+  const int p = env.actor();
+  h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key);
+  co_await Checkpoint(runtime, env);
+  const bool acquired = co_await lock.Acquire(env);
+  h.Add(runtime.Now(), p, acquired ? OpType::kOk : OpType::kFail, OpF::kAcquire, key);
+  co_await Checkpoint(runtime, env);
+  if (!acquired) co_return false;
+
+  h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kCs, key);
+  co_await Checkpoint(runtime, env);
+  if (tick) h.Add(runtime.Now(), p, OpType::kOk, OpF::kJob, std::to_string(*tick));
+  if (spec.reenter) {
+    // Seed 004's nested call: a method that holds the lock calls another
+    // that takes it too, and releases it in a `finally`.
+    co_await env.SleepFor(spec.hold / 2);
+    h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key + std::string(kNestedSuffix));
+    const bool inner = co_await lock.Acquire(env);
+    h.Add(runtime.Now(), p, inner ? OpType::kOk : OpType::kFail, OpF::kAcquire,
+          key + std::string(kNestedSuffix));
+    co_await env.SleepFor(spec.hold / 4);
+    h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key + std::string(kNestedSuffix));
+    const bool inner_released = co_await lock.Release(env);
+    h.Add(runtime.Now(), p, inner_released ? OpType::kOk : OpType::kFail, OpF::kRelease,
+          key + std::string(kNestedSuffix));
+    co_await env.SleepFor(spec.hold - spec.hold / 2 - spec.hold / 4);
+  } else {
+    co_await Work(runtime, env, lock, spec, workload, resource);
+  }
+  h.Add(runtime.Now(), p, OpType::kOk, OpF::kCs, key);
+  co_await Checkpoint(runtime, env);
+
+  h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key);
+  co_await Checkpoint(runtime, env);
+  const bool released = co_await lock.Release(env);
+  h.Add(runtime.Now(), p, released ? OpType::kOk : OpType::kFail, OpF::kRelease, key);
+  co_return true;
+}
+
+}  // namespace
+
+Task<void> RunClient(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec& spec,
+                     const std::string& key, const WorkloadSpec& workload,
+                     ProtectedResource& resource) {
+  for (int64_t i = 0; spec.iterations == 0 || i < spec.iterations; ++i) {
+    std::optional<int64_t> tick;
+    if (workload.type == WorkloadSpec::Type::kScheduledJob) {
+      // A scheduler on every node fires at each tick of its own clock, and
+      // every node tries to take the lock for that tick's run.
+      const int64_t period = workload.tick.count();
+      const int64_t local = env.Now().count();
+      const int64_t next = (local / period + 1) * period;
+      co_await env.SleepFor(Nanos(next - local));
+      tick = next / period - (kVirtualEpoch.count() / period);
+    } else if (i > 0 && spec.think.count() > 0) {
+      co_await env.SleepFor(spec.think);
+    }
+    co_await Cycle(runtime, env, lock, spec, key, workload, resource, tick);
+  }
+}
+
+Task<void> RunLimiterClient(Runtime& runtime, ProcessEnv& env, Limiter& limiter,
+                            const ClientSpec& spec, const std::string& key) {
+  History& h = runtime.history();
+  for (int64_t i = 0; spec.iterations == 0 || i < spec.iterations; ++i) {
+    if (i > 0 && spec.think.count() > 0) co_await env.SleepFor(spec.think);
+    h.Add(runtime.Now(), env.actor(), OpType::kInvoke, OpF::kAdmit, key);
+    const Admission a = co_await limiter.Admit(env);
+    h.Add(runtime.Now(), env.actor(), a.admitted ? OpType::kOk : OpType::kFail, OpF::kAdmit,
+          std::to_string(a.count));
+  }
+}
+
+}  // namespace locksim

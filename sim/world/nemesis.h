@@ -1,0 +1,64 @@
+// The nemesis: carries out a scenario's faults (Jepsen's name for it) on
+// either world, at a time or when a client reaches an event of the
+// history ("right after A's SETNX reply"), and records each one in the
+// history under the process "nemesis". A trigger that never fires is
+// reported by Unfired(), never ignored.
+#ifndef LOCKSIM_SIM_WORLD_NEMESIS_H_
+#define LOCKSIM_SIM_WORLD_NEMESIS_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/world/cluster.h"
+#include "sim/world/runtime.h"
+#include "sim/scenario/scenario.h"
+
+namespace locksim {
+
+class Nemesis {
+ public:
+  struct Hooks {
+    // A client's or a Redis node's runtime process; -1 if unknown.
+    std::function<int(const std::string&)> process_of;
+    // Starts a restarted client process again (a new incarnation).
+    std::function<void(const std::string& client)> restart_client;
+    Cluster* cluster = nullptr;  // node and link faults
+    // A client process that is an OS process of its own (an adapter-driven
+    // client) gets the signal a fault means: SIGSTOP when a pause starts,
+    // SIGCONT when it ends, SIGKILL at a crash. May be empty.
+    std::function<void(int process, int signo)> signal_process;
+    std::string lock_key;           // the default key of `expire`
+  };
+
+  // Faults that `world` cannot carry out are refused before a run starts
+  // (InputError naming the fault's JSON path); `file` names the scenario.
+  // `nodes` are the Redis node names (Scenario::NodeNames()).
+  static void CheckSupported(const std::vector<FaultSpec>& faults, bool virtual_world,
+                             const std::vector<std::string>& nodes, const std::string& file);
+
+  Nemesis(Runtime& runtime, std::vector<FaultSpec> faults, Hooks hooks);
+  // Schedules the timed faults and starts watching the history for the
+  // triggered ones.
+  void Start();
+  // The faults whose trigger never fired, by JSON path, with the reason.
+  std::vector<std::string> Unfired() const;
+
+ private:
+  void OnOp(int64_t index);
+  void Fire(size_t i);
+  void Record(OpF f, const std::string& value, int subject_process = -1);
+  int NodeOf(const std::string& name) const;  // physical node, -1 if a client
+  void SignalProcess(int process, int signo);
+
+  Runtime& rt_;
+  std::vector<FaultSpec> faults_;
+  Hooks hooks_;
+  std::vector<bool> fired_;
+  std::vector<int64_t> seen_;          // matching events so far, per fault
+  std::vector<std::string> last_sent_;  // per actor: the last command's name
+};
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_WORLD_NEMESIS_H_

@@ -1,0 +1,162 @@
+#include "sim/world/process_env.h"
+
+#include <coroutine>
+
+namespace locksim {
+namespace {
+
+// Suspends the calling coroutine until the world delivers the reply (or the
+// socket timeout passes). The awaiter lives in the coroutine frame, so
+// `reply` outlives the suspension. Every step is an event of the process's
+// incarnation: a paused process sends and reads nothing until it resumes,
+// and a crashed one never does.
+struct CallAwaiter {
+  Runtime* runtime;
+  int process;
+  int incarnation;
+  int actor;
+  int node;
+  Command cmd;
+  Reply reply;
+  bool timed_out = false;
+
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) {
+    // The command was just recorded; a fault triggered by that may have
+    // paused or crashed the process before the bytes left it.
+    if (runtime->Runnable(process)) {
+      Send(h);
+    } else {
+      runtime->At(runtime->Now(), process, [this, h] { Send(h); }, incarnation);
+    }
+  }
+  Reply await_resume() { return std::move(reply); }
+
+  void Send(std::coroutine_handle<> h) {
+    auto settled = std::make_shared<bool>(false);
+    Runtime* rt = runtime;
+    const int p = process;
+    const int inc = incarnation;
+    if (rt->call_timeout().count() > 0) {
+      rt->After(
+          rt->call_timeout(), p,
+          [this, h, settled] {
+            if (*settled) return;
+            *settled = true;
+            timed_out = true;
+            runtime->Abandon(actor, node);
+            reply = Reply::Error("ERR locksim: no reply within the socket timeout (" +
+                                 FormatDuration(runtime->call_timeout()) + ")");
+            Deliver(h);
+          },
+          inc);
+    }
+    rt->Send(p, actor, node, std::move(cmd), [this, h, settled, rt, p, inc](Reply r) {
+      if (*settled || rt->Incarnation(p) != inc) return;  // abandoned, or the process died
+      *settled = true;
+      reply = std::move(r);
+      Deliver(h);
+    });
+  }
+
+  // Records the reply (or the timeout: an unknown outcome) and resumes the
+  // thread, unless a fault that the record triggered stopped the process.
+  void Deliver(std::coroutine_handle<> h) {
+    runtime->history().Add(runtime->Now(), actor, timed_out ? OpType::kInfo : OpType::kOk,
+                           OpF::kRedis, reply.ToString(), node);
+    if (runtime->Runnable(process)) {
+      h.resume();
+    } else {
+      runtime->At(runtime->Now(), process, [h] { h.resume(); }, incarnation);
+    }
+  }
+};
+
+struct SleepAwaiter {
+  Runtime* runtime;
+  int process;
+  int incarnation;
+  Nanos d;
+
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) {
+    runtime->After(d, process, [h] { h.resume(); }, incarnation);
+  }
+  void await_resume() const noexcept {}
+};
+
+struct WaitAwaiter {
+  Runtime* runtime;
+  int process;
+  int incarnation;
+  Signal* signal;
+  Nanos timeout;
+  bool notified = false;
+
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) {
+    auto waiter = std::make_shared<Signal::Waiter>();
+    Runtime* rt = runtime;
+    const int p = process;
+    const int inc = incarnation;
+    bool* result = &notified;
+    // Either the notification or the timeout wakes the thread, never both;
+    // the wake-up is an event of the process, so it waits out a pause.
+    waiter->wake = [rt, p, inc, h, result](bool by_notify) {
+      if (rt->Incarnation(p) != inc) return;  // the process died meanwhile
+      *result = by_notify;
+      rt->At(rt->Now(), p, [h] { h.resume(); }, inc);
+    };
+    signal->Add(waiter);
+    rt->After(
+        timeout, p,
+        [waiter] {
+          if (waiter->done) return;
+          waiter->done = true;
+          waiter->wake(false);
+        },
+        inc);
+  }
+  bool await_resume() const noexcept { return notified; }
+};
+
+}  // namespace
+
+Task<Reply> ProcessEnv::Call(int node, Command cmd) {
+  if (node < 0 || node >= runtime_->NodeCount()) {
+    runtime_->InvariantBroken("lock code called node " + std::to_string(node) + " of " +
+                              std::to_string(runtime_->NodeCount()));
+  }
+  History& h = runtime_->history();
+  h.Add(runtime_->Now(), actor_, OpType::kInvoke, OpF::kRedis, FormatCommand(cmd), node);
+  ++*commands_sent_;
+  // A named awaiter, not a temporary: g++ 12 destroys the members of a
+  // prvalue awaiter in a co_await expression twice (GCC PR 100611 family).
+  CallAwaiter awaiter{runtime_, process_, incarnation_, actor_, node, std::move(cmd), {}};
+  co_return co_await awaiter;
+}
+
+Task<void> ProcessEnv::SleepFor(Nanos d) {
+  SleepAwaiter awaiter{runtime_, process_, incarnation_, d};
+  co_await awaiter;
+}
+
+Task<bool> ProcessEnv::WaitFor(Signal& signal, Nanos timeout) {
+  WaitAwaiter awaiter{runtime_, process_, incarnation_, &signal, timeout};
+  co_return co_await awaiter;
+}
+
+void ProcessEnv::StartThread(std::string name, std::function<Task<void>(Env&)> body) {
+  const int thread_id = runtime_->NextThreadId(process_);
+  const int actor =
+      runtime_->AddThread(process_, runtime_->ProcessName(process_) + ":" + name);
+  auto env = std::make_shared<ProcessEnv>(runtime_, process_, actor, thread_id);
+  env->commands_sent_ = commands_sent_;  // counted with the process
+  Task<void> task = body(*env);
+  runtime_->Adopt(env);
+  // Started by a thread that a fault stopped just now: the thread starts
+  // when the process resumes, and never if it crashed.
+  runtime_->Spawn(process_, runtime_->Now(), std::move(task), /*daemon=*/true, incarnation_);
+}
+
+}  // namespace locksim

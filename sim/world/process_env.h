@@ -1,0 +1,50 @@
+// ProcessEnv: the Env of one thread of one client process, on either world.
+// It forwards to the Runtime and records every Redis command and reply in the
+// history under the thread's name, so that a violation can show the commands
+// that led to it.
+#ifndef LOCKSIM_SIM_WORLD_PROCESS_ENV_H_
+#define LOCKSIM_SIM_WORLD_PROCESS_ENV_H_
+
+#include "sim/core/env.h"
+#include "sim/world/runtime.h"
+
+namespace locksim {
+
+class ProcessEnv : public Env {
+ public:
+  // The main thread of `process`.
+  ProcessEnv(Runtime* runtime, int process)
+      : ProcessEnv(runtime, process, runtime->MainActor(process), 1) {}
+  ProcessEnv(Runtime* runtime, int process, int actor, int thread_id)
+      : runtime_(runtime),
+        process_(process),
+        incarnation_(runtime->Incarnation(process)),
+        actor_(actor),
+        thread_id_(thread_id) {}
+
+  Task<Reply> Call(int node, Command cmd) override;
+  int NodeCount() const override { return runtime_->NodeCount(); }
+  Nanos Now() const override { return runtime_->LocalNow(process_); }
+  Task<void> SleepFor(Nanos d) override;
+  uint64_t Random() override { return runtime_->process_random(process_).Next(); }
+  int ThreadId() const override { return thread_id_; }
+  void StartThread(std::string name, std::function<Task<void>(Env&)> body) override;
+  Task<bool> WaitFor(Signal& signal, Nanos timeout) override;
+
+  int process() const { return process_; }
+  int actor() const { return actor_; }
+  // Commands sent by this thread and the threads it started.
+  int64_t commands_sent() const { return *commands_sent_; }
+
+ private:
+  Runtime* runtime_;
+  int process_;
+  int incarnation_;  // the process's life this thread belongs to
+  int actor_;  // the history's name for this thread
+  int thread_id_;
+  std::shared_ptr<int64_t> commands_sent_ = std::make_shared<int64_t>(0);
+};
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_WORLD_PROCESS_ENV_H_

@@ -1,0 +1,191 @@
+#include "sim/world/runtime.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace locksim {
+
+namespace {
+// FNV-1a: a stable hash of a name, to derive a stream from the seed.
+uint64_t HashName(std::string_view name) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : name) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+}  // namespace
+
+Runtime::Runtime(uint64_t seed, Nanos unix_start)
+    : random_(seed ^ HashName("network")), seed_(seed), unix_start_(unix_start) {
+  AddProcessRecord(std::string(History::kNemesis), history_.nemesis());
+}
+
+void Runtime::AddProcessRecord(std::string name, int actor) {
+  Process p;
+  p.random = Random(seed_ ^ HashName(name));
+  p.name = std::move(name);
+  p.main_actor = actor;
+  processes_.push_back(std::move(p));
+}
+
+Runtime::~Runtime() {
+  tasks_.clear();  // coroutine frames first: they may refer to adopted objects
+}
+
+int Runtime::AddProcess(std::string name) {
+  const int actor = history_.AddProcess(name);
+  AddProcessRecord(std::move(name), actor);
+  return static_cast<int>(processes_.size()) - 1;
+}
+
+int Runtime::AddThread(int process, std::string name) {
+  // Threads share their process's clock, pauses and crashes.
+  return history_.AddProcess(std::move(name), processes_[process].main_actor);
+}
+
+namespace {
+Nanos Drift(Nanos elapsed, int64_t ppm) {
+  return Nanos(static_cast<int64_t>(static_cast<__int128>(elapsed.count()) * ppm / 1000000));
+}
+}  // namespace
+
+Nanos Runtime::LocalNow(int process) const {
+  const Process& p = processes_[process];
+  return unix_start_ + now_ + p.clock.offset + p.drift_before +
+         Drift(now_ - p.clock_set_at, p.clock.drift_ppm);
+}
+
+void Runtime::SetClock(int process, ProcessClock clock) {
+  Process& p = processes_[process];
+  p.drift_before += Drift(now_ - p.clock_set_at, p.clock.drift_ppm);
+  p.clock = clock;
+  p.clock_set_at = now_;
+}
+
+void Runtime::At(Nanos at, int process, Callback fn, int incarnation) {
+  if (at < now_) {
+    InvariantBroken("event scheduled in the past (at " + FormatDuration(at) +
+                    ", now " + FormatDuration(now_) + ")");
+  }
+  Push(at, at, next_seq_++, process,
+       incarnation < 0 ? processes_[process].incarnation : incarnation, std::move(fn));
+}
+
+void Runtime::AtFirst(Nanos at, int process, Callback fn) {
+  if (at < now_) InvariantBroken("event scheduled in the past");
+  Push(at, Nanos::min(), next_seq_++, process, processes_[process].incarnation, std::move(fn));
+}
+
+void Runtime::Push(Nanos at, Nanos due, uint64_t seq, int process, int incarnation,
+                   Callback fn) {
+  if (free_.empty()) {
+    free_.push_back(static_cast<uint32_t>(bodies_.size()));
+    bodies_.emplace_back();
+  }
+  const uint32_t body = free_.back();
+  free_.pop_back();
+  bodies_[body] = Body{process, incarnation, std::move(fn)};
+  PushKey(Key{at, due, seq, body});
+}
+
+Runtime::Callback Runtime::TakeCallback(uint32_t body) {
+  Callback fn = std::move(bodies_[body].fn);
+  bodies_[body].fn = nullptr;
+  free_.push_back(body);
+  return fn;
+}
+
+void Runtime::PushKey(Key key) {
+  queue_.push_back(key);
+  std::push_heap(queue_.begin(), queue_.end(), Later{});
+}
+
+Runtime::Key Runtime::PopKey() {
+  std::pop_heap(queue_.begin(), queue_.end(), Later{});
+  const Key k = queue_.back();
+  queue_.pop_back();
+  return k;
+}
+
+void Runtime::Pause(int process, Nanos until) {
+  if (process == nemesis()) InvariantBroken("the nemesis cannot be paused");
+  processes_[process].paused_until = std::max(processes_[process].paused_until, until);
+}
+
+bool Runtime::IsPaused(int process) const {
+  return processes_[process].paused_until > now_;
+}
+
+void Runtime::Crash(int process) {
+  if (process == nemesis()) InvariantBroken("the nemesis cannot crash");
+  Process& p = processes_[process];
+  p.crashed = true;
+  ++p.incarnation;
+  p.paused_until = Nanos{0};
+}
+
+void Runtime::Restart(int process) { processes_[process].crashed = false; }
+
+void Runtime::Spawn(int process, Nanos at, Task<void> task, bool daemon, int incarnation) {
+  if (incarnation < 0) incarnation = processes_[process].incarnation;
+  tasks_.push_back(Spawned{std::move(task), daemon, process, incarnation});
+  size_t slot = tasks_.size() - 1;
+  At(at, process, [this, slot] { tasks_[slot].task.Start(); }, incarnation);
+}
+
+bool Runtime::AllTasksDone() const {
+  // The tasks of a crashed incarnation are over: they never resume.
+  return std::all_of(tasks_.begin(), tasks_.end(), [this](const Spawned& s) {
+    return s.daemon || s.task.done() || processes_[s.process].incarnation != s.incarnation;
+  });
+}
+
+void Runtime::Run(Nanos deadline, bool until_deadline) {
+  while (until_deadline || !AllTasksDone()) {
+    Nanos next = queue_.empty() ? deadline : std::min(queue_.front().at, deadline);
+    if (next > now_) AdvanceTo(next);
+    if (now_ >= deadline) break;
+    while (!queue_.empty() && queue_.front().at <= now_) {
+      const Key k = PopKey();
+      const Body& b = bodies_[k.body];
+      const Process& owner = processes_[b.process];
+      if (owner.crashed || owner.incarnation != b.incarnation) {  // died with it
+        TakeCallback(k.body);  // destroyed here, after its slot is free
+        continue;
+      }
+      if (owner.paused_until > now_) {
+        // The process is paused: the event keeps its turn among the
+        // process's other deferred events and runs when the pause ends.
+        PushKey(Key{owner.paused_until, k.due, k.seq, k.body});
+        continue;
+      }
+      if (now_ != instant_) {
+        instant_ = now_;
+        events_at_instant_ = 0;
+      }
+      if (++events_at_instant_ > kMaxEventsPerInstant) {
+        InvariantBroken("more than " + std::to_string(kMaxEventsPerInstant) +
+                        " events at one instant (" + FormatDuration(now_) +
+                        "): time no longer advances (a zero delay in a loop?)");
+      }
+      // Out of its slot first: it may schedule events, which may reuse the
+      // slot or grow bodies_.
+      TakeCallback(k.body)();
+    }
+  }
+  // A task that threw is a bug in locksim, not a verdict: surface it.
+  for (Spawned& s : tasks_) {
+    if (s.task.done()) s.task.Result();
+  }
+}
+
+void Runtime::InvariantBroken(const std::string& what) const {
+  std::fprintf(stderr,
+               "locksim: simulator invariant broken: %s\n"
+               "  seed: %llu\n  replay: %s\n",
+               what.c_str(), static_cast<unsigned long long>(seed_),
+               replay_hint_.empty() ? "(no scenario)" : replay_hint_.c_str());
+  std::abort();
+}
+
+}  // namespace locksim

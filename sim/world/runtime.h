@@ -1,0 +1,227 @@
+// Runtime: the event loop both worlds share. It owns what is the same in the
+// virtual and the real world: the processes (clients, Redis nodes, the
+// nemesis), their clocks, their pauses, the history, the seeded random
+// source, and an event queue ordered by (time, sequence) in integer
+// nanoseconds, ties in FIFO order (as FoundationDB's sim2 and simcpp20).
+//
+// A world differs only in how time advances and how a command reaches a
+// Redis node:
+//   * VirtualWorld jumps true time to the next event and delivers commands to
+//     in-process virtual Redis nodes over a simulated network;
+//   * RealWorld waits (poll) for the wall clock or a socket, and sends
+//     commands to redis-server processes with hiredis.
+//
+// A paused process runs nothing: any of its events that fall due while it is
+// paused (a timer, a reply sitting in its socket) waits for the pause to end,
+// in its original order.
+#ifndef LOCKSIM_SIM_WORLD_RUNTIME_H_
+#define LOCKSIM_SIM_WORLD_RUNTIME_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/core/history.h"
+#include "sim/core/random.h"
+#include "sim/core/reply.h"
+#include "sim/core/task.h"
+#include "sim/core/time.h"
+
+namespace locksim {
+
+// A process's local clock: local = unix(true time) + offset + drift, where
+// drift_ppm (parts per million) accrues from the moment the clock was set,
+// so changing the drift mid-run does not make the clock jump.
+struct ProcessClock {
+  Nanos offset{0};
+  int64_t drift_ppm = 0;
+};
+
+class Runtime {
+ public:
+  using Callback = std::function<void()>;
+  static constexpr uint64_t kMaxEventsPerInstant = 10'000'000;
+
+  Runtime(uint64_t seed, Nanos unix_start);
+  virtual ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // Processes (what pauses, crashes and has a clock). Id 0 is the nemesis
+  // (never paused). Each process has a main thread, recorded in the history
+  // under the process's name; AddThread adds more (history actor ids).
+  int AddProcess(std::string name);
+  int AddThread(int process, std::string name);
+  int nemesis() const { return 0; }
+  const std::string& ProcessName(int process) const { return processes_[process].name; }
+  // The history actor of a process's main thread.
+  int MainActor(int process) const { return processes_[process].main_actor; }
+
+  Nanos Now() const { return now_; }  // true time since the run started
+  Nanos LocalNow(int process) const;  // that process's unix-epoch clock
+  void SetClock(int process, ProcessClock clock);
+  ProcessClock Clock(int process) const { return processes_[process].clock; }
+
+  // Schedules fn on behalf of `process` at true time `at` (>= Now()). The
+  // event belongs to the process's current incarnation, or to
+  // `incarnation` if given: a crash drops every event of the incarnations
+  // before it.
+  void At(Nanos at, int process, Callback fn, int incarnation = -1);
+  // As At, but ahead of every other event at the same instant, including
+  // events a pause deferred to it (the nemesis records a resume before the
+  // resumed process acts).
+  void AtFirst(Nanos at, int process, Callback fn);
+  void After(Nanos delay, int process, Callback fn, int incarnation = -1) {
+    At(now_ + delay, process, std::move(fn), incarnation);
+  }
+
+  // The process runs nothing until true time `until`.
+  void Pause(int process, Nanos until);
+  bool IsPaused(int process) const;
+  // A crash: the process's events and tasks are gone for good (its
+  // threads' coroutines never resume) and it runs nothing until Restart,
+  // which starts a new incarnation (the caller spawns its tasks again).
+  void Crash(int process);
+  void Restart(int process);
+  bool IsCrashed(int process) const { return processes_[process].crashed; }
+  int Incarnation(int process) const { return processes_[process].incarnation; }
+  // Neither paused nor crashed: code of the process may act now.
+  bool Runnable(int process) const { return !IsCrashed(process) && !IsPaused(process); }
+
+  // A client's socket timeout: a command with no reply after this long
+  // fails with an error reply (0: wait for ever, as redis-py does).
+  void SetCallTimeout(Nanos timeout) { call_timeout_ = timeout; }
+  Nanos call_timeout() const { return call_timeout_; }
+  // The client gave up on its connection to `node` (a timeout): the world
+  // closes it, so nothing still in flight on it is delivered, and the
+  // next command opens a new one.
+  virtual void Abandon(int actor, int node) {
+    (void)actor;
+    (void)node;
+  }
+
+  // Starts `task` as a top-level task of `process` at true time `at`. A
+  // daemon task (a background thread) does not keep the run going.
+  void Spawn(int process, Nanos at, Task<void> task, bool daemon = false,
+             int incarnation = -1);
+
+  // Keeps `object` alive as long as the runtime (and its tasks) lives: the
+  // Envs of background threads.
+  void Adopt(std::shared_ptr<void> object) { adopted_.push_back(std::move(object)); }
+  // A new thread id for `process` (the main thread is 1).
+  int NextThreadId(int process) { return ++processes_[process].threads; }
+
+  // Runs until every spawned task has finished or true time reaches
+  // `deadline`, whichever is first; with `until_deadline`, runs every event
+  // before `deadline` even when no task is left (background work such as
+  // replication and cron keeps going).
+  void Run(Nanos deadline, bool until_deadline = false);
+
+  // Transport, implemented by each world: deliver `cmd` from thread
+  // `actor` of process `client` to Redis node `node` over that thread's own
+  // connection (as a Jedis pool gives each thread its own; WATCH and MULTI
+  // state lives on it), and call `done` (as an event of `client`) with the
+  // reply.
+  virtual void Send(int client, int actor, int node, Command cmd,
+                    std::function<void(Reply)> done) = 0;
+  virtual int NodeCount() const = 0;
+
+  History& history() { return history_; }
+  const History& history() const { return history_; }
+  // Random streams, all derived from the run's seed: one for the network
+  // (latencies), and one per process, named after it (a client's tokens, a
+  // node's expiry sampling). Separate streams keep one change (an extra
+  // replica, one more cron tick) from shifting every later draw, which
+  // keeps shrunk scenarios replaying the same way.
+  Random& network_random() { return random_; }
+  Random& process_random(int process) { return processes_[process].random; }
+
+  // What a developer needs to replay this run when an invariant breaks.
+  void SetReplayHint(std::string hint) { replay_hint_ = std::move(hint); }
+  // Aborts loudly, naming the seed and the command that replays the run.
+  [[noreturn]] void InvariantBroken(const std::string& what) const;
+
+ protected:
+  // Advance true time towards `t`. The virtual world jumps there; the real
+  // world waits for the clock or for I/O, which may schedule events and
+  // return early. Must leave now_ <= t only if events were scheduled.
+  virtual void AdvanceTo(Nanos t) = 0;
+  // The unix time true time 0 maps to (a real world restarting its clock).
+  void SetUnixStart(Nanos unix_start) { unix_start_ = unix_start; }
+
+  Nanos now_{0};
+
+ private:
+  // Events run in (at, due, seq) order. `due` is when the event first fell
+  // due: an event deferred by a pause runs at the pause's end with its old
+  // `due`, so it keeps its place before anything that was due later.
+  // The heap holds only these small keys; what an event does lives in
+  // `bodies_`, so sifting the heap moves 32 bytes, never a std::function
+  // (moving the callbacks was a fifth of a virtual run, callgrind).
+  struct Key {
+    Nanos at;
+    Nanos due;
+    uint64_t seq;
+    uint32_t body;  // index into bodies_
+  };
+  struct Body {
+    int process;
+    int incarnation;
+    Callback fn;
+  };
+  struct Later {
+    bool operator()(const Key& a, const Key& b) const {
+      if (a.at != b.at) return a.at > b.at;
+      if (a.due != b.due) return a.due > b.due;
+      return a.seq > b.seq;
+    }
+  };
+  void Push(Nanos at, Nanos due, uint64_t seq, int process, int incarnation, Callback fn);
+  void AddProcessRecord(std::string name, int actor);
+  void PushKey(Key key);
+  Key PopKey();
+  // Moves an event's callback out of its slot and frees the slot.
+  Callback TakeCallback(uint32_t body);
+  bool AllTasksDone() const;
+
+  History history_;
+  Random random_;
+  uint64_t seed_;
+  Nanos unix_start_;
+  std::string replay_hint_;
+  uint64_t next_seq_ = 0;
+  // Livelock guard: events run at the current instant.
+  Nanos instant_{-1};
+  uint64_t events_at_instant_ = 0;
+  std::vector<Key> queue_;      // a binary heap under Later
+  std::vector<Body> bodies_;    // the events' owners and callbacks
+  std::vector<uint32_t> free_;  // unused slots of bodies_
+  struct Process {
+    std::string name;
+    int main_actor = 0;
+    ProcessClock clock;
+    Nanos clock_set_at{0};  // true time of the last SetClock
+    Nanos drift_before{0};  // drift accrued under earlier settings
+    Nanos paused_until{0};
+    bool crashed = false;
+    int incarnation = 0;
+    int threads = 1;
+    Random random{0};
+  };
+  std::vector<Process> processes_;
+  struct Spawned {
+    Task<void> task;
+    bool daemon;
+    int process;
+    int incarnation;
+  };
+  std::vector<Spawned> tasks_;
+  std::vector<std::shared_ptr<void>> adopted_;
+  Nanos call_timeout_{0};
+};
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_WORLD_RUNTIME_H_

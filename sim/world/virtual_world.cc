@@ -1,0 +1,358 @@
+#include "sim/world/virtual_world.h"
+
+#include <algorithm>
+
+namespace locksim {
+
+VirtualWorld::VirtualWorld(const Options& options)
+    : Runtime(options.seed, kVirtualEpoch), options_(options) {
+  for (int g = 0; g < options.nodes; ++g) {
+    Group group;
+    for (int r = 0; r <= options.replicas; ++r) {
+      const int physical = static_cast<int>(nodes_.size());
+      // "redis0", and its replicas "redis0r1", "redis0r2"...
+      const std::string name = "redis" + std::to_string(g) + (r == 0 ? "" : "r" + std::to_string(r));
+      Node n{AddProcess(name), g, std::make_unique<VirtualRedis>()};
+      n.redis->SetPersistence(options.persistence,
+                              duration_cast<Millis>(options.rdb_interval).count());
+      if (r > 0) {
+        n.redis->SetReplica(true);
+        n.replica_of = static_cast<int>(nodes_.size()) - r;
+      }
+      nodes_.push_back(std::move(n));
+      group.members.push_back(physical);
+    }
+    group.master = group.members.front();
+    groups_.push_back(std::move(group));
+  }
+}
+
+int64_t VirtualWorld::NodeMillis(int physical) const {
+  return duration_cast<Millis>(LocalNow(nodes_[physical].process)).count();
+}
+
+int VirtualWorld::PhysicalOf(int process) const {
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].process == process) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Nanos VirtualWorld::Arrival(int from, int to) {
+  Nanos latency(
+      network_random().Between(options_.latency_min.count(), options_.latency_max.count()));
+  auto it = links_.find({from, to});
+  if (it != links_.end()) {
+    latency += it->second.extra;
+    // A lost segment is resent after the retransmission timeout (200 ms on
+    // Linux, doubling each time), and holds up what follows on the stream.
+    Nanos rto = std::chrono::milliseconds(200);
+    while (it->second.loss_percent > 0 &&
+           static_cast<int64_t>(network_random().Between(0, 99)) < it->second.loss_percent &&
+           rto < std::chrono::seconds(120)) {
+      latency += rto;
+      rto *= 2;
+    }
+  }
+  Nanos& last = link_last_[{from, to}];
+  last = std::max(last, now_ + latency);
+  return last;
+}
+
+void VirtualWorld::Transmit(int from, int to, Callback deliver) {
+  auto it = links_.find({from, to});
+  if (it != links_.end() && it->second.partitioned) {
+    it->second.held.push_back(std::move(deliver));
+    return;
+  }
+  At(Arrival(from, to), to, std::move(deliver));
+}
+
+void VirtualWorld::SetPartitioned(int a, int b, bool partitioned) {
+  for (auto key : {std::make_pair(a, b), std::make_pair(b, a)}) {
+    Link& link = links_[key];
+    link.partitioned = partitioned;
+    if (!partitioned) Heal(key, link);
+  }
+}
+
+void VirtualWorld::Heal(std::pair<int, int> key, Link& link) {
+  link.partitioned = false;
+  std::vector<Callback> held = std::move(link.held);
+  link.held.clear();
+  for (Callback& deliver : held) At(Arrival(key.first, key.second), key.second, std::move(deliver));
+}
+
+void VirtualWorld::SetExtraLatency(int a, int b, Nanos extra) {
+  links_[{a, b}].extra = extra;
+  links_[{b, a}].extra = extra;
+}
+
+void VirtualWorld::SetLoss(int a, int b, int64_t percent) {
+  links_[{a, b}].loss_percent = percent;
+  links_[{b, a}].loss_percent = percent;
+}
+
+void VirtualWorld::HealAll() {
+  for (auto& [key, link] : links_) {
+    link.extra = Nanos{0};
+    link.loss_percent = 0;
+    if (link.partitioned) Heal(key, link);
+  }
+}
+
+void VirtualWorld::Abandon(int actor, int node) {
+  ++generation_[{actor, node}];
+  for (int physical : groups_[node].members) {
+    auto it = conns_.find({actor, physical});
+    if (it == conns_.end()) continue;
+    if (it->second.first == nodes_[physical].epoch) nodes_[physical].redis->Disconnect(it->second.second);
+    conns_.erase(it);
+  }
+}
+
+void VirtualWorld::WatchKeys(std::vector<std::string> keys) {
+  // What was seen of a key watched before stays with it.
+  for (std::vector<Observed>& seen : observed_) {
+    std::vector<Observed> kept(keys.size());
+    for (size_t i = 0; i < keys.size(); ++i) {
+      for (size_t j = 0; j < watched_.size() && j < seen.size(); ++j) {
+        if (watched_[j] == keys[i]) kept[i] = seen[j];
+      }
+    }
+    seen = std::move(kept);
+  }
+  watched_ = std::move(keys);
+}
+
+void VirtualWorld::Observe(int physical, int cause) {
+  if (watched_.empty()) return;
+  Node& n = nodes_[physical];
+  const int64_t now_ms = NodeMillis(physical);
+  if (observed_.size() <= static_cast<size_t>(physical)) observed_.resize(physical + 1);
+  std::vector<Observed>& seen = observed_[static_cast<size_t>(physical)];
+  seen.resize(watched_.size());
+  for (size_t k = 0; k < watched_.size(); ++k) {
+    const std::string& key = watched_[k];
+    Observed& observed = seen[k];
+    // The signature below is a function of the key's state (whether it is
+    // live, its value, its absolute expiry): the same state, the same
+    // signature, and nothing to record. This runs before and after every
+    // command; building the description twice per command was a quarter of
+    // a run (callgrind).
+    if (!n.redis->KeyStateChanged(key, now_ms, &observed.state) &&
+        !observed.signature.empty()) {
+      continue;
+    }
+    std::string state = n.redis->DescribeKey(key, now_ms);
+    // What identifies a state: the value and the absolute expiry time (the
+    // TTL itself shrinks as time passes).
+    auto value_of = [](const std::string& d) {
+      size_t cut = d.rfind(" pttl ");
+      if (cut == std::string::npos) cut = d.rfind(" no ttl");
+      return cut == std::string::npos ? d : d.substr(0, cut);
+    };
+    const int64_t expire_ms = StateAbsent(state) ? -2 : n.redis->PeekExpire(key);
+    std::string signature = value_of(state) + "\n" + std::to_string(expire_ms);
+    std::string& last = observed.signature;
+    if (signature == last) continue;
+    const bool first = last.empty();
+    const bool value_changed = first || value_of(last.substr(0, last.rfind('\n'))) != value_of(state);
+    last = std::move(signature);
+    if (first && StateAbsent(state)) continue;  // nothing to report yet
+    // ok: the value changed (or went away); info: only the TTL did.
+    history().Add(now_, MainActor(n.process), value_changed ? OpType::kOk : OpType::kInfo,
+                  OpF::kState, state, -1, cause);
+    if (expire_ms >= 0) {
+      // Look again when the key expires, so that the history shows the
+      // moment it went, not the next time someone touched it: once the
+      // node's clock reads expire_ms + 1 ms, ahead of anything else at that
+      // instant (a command that would find it gone).
+      const Nanos until = Millis(expire_ms + 1) - LocalNow(n.process);
+      AtFirst(now_ + std::max(until, Nanos{0}), nemesis(), [this, physical] {
+        if (nodes_[physical].up) Observe(physical);
+      });
+    }
+  }
+}
+
+void VirtualWorld::ExpireKey(int physical, const std::string& key, std::optional<Nanos> ttl) {
+  Node& n = nodes_[physical];
+  if (!n.up) return;
+  Command cmd = ttl ? Command{"PEXPIRE", key, std::to_string(duration_cast<Millis>(*ttl).count())}
+                    : Command{"DEL", key};
+  if (n.redis->is_replica()) {
+    n.redis->ApplyReplicated(cmd, NodeMillis(physical));
+  } else {
+    n.redis->Execute(cmd, NodeMillis(physical));
+    Replicate(physical);
+  }
+  Observe(physical);
+  ScheduleCron(physical);
+}
+
+VirtualRedis::ConnId VirtualWorld::ConnectionOf(int actor, int physical) {
+  Node& n = nodes_[physical];
+  auto it = conns_.find({actor, physical});
+  if (it == conns_.end() || it->second.first != n.epoch) {
+    const VirtualRedis::ConnId id = n.redis->Connect();
+    conns_[{actor, physical}] = {n.epoch, id};
+    return id;
+  }
+  return it->second.second;
+}
+
+void VirtualWorld::Send(int client, int actor, int node, Command cmd,
+                        std::function<void(Reply)> done) {
+  const int physical = groups_[node].master;
+  const int server = nodes_[physical].process;
+  const int generation = generation_[{actor, node}];
+  Transmit(client, server, [this, client, actor, node, physical, server, generation,
+                            cmd = std::move(cmd), done = std::move(done)] {
+    // The client closed this connection (a timeout) before the command
+    // arrived: it never runs.
+    if (generation_[{actor, node}] != generation) return;
+    Reply reply;
+    Node& n = nodes_[physical];
+    if (!n.up) {
+      reply = Reply::Error("ERR locksim: connection refused by " + ProcessName(server) +
+                           " (node down)");
+    } else {
+      Observe(physical);  // what time alone changed (a clock that jumped)
+      reply = n.redis->Execute(ConnectionOf(actor, physical), cmd, NodeMillis(physical));
+      Observe(physical, actor);
+      Replicate(physical);
+      ScheduleCron(physical);
+      // TODO(issue 4): deliver pub/sub pushes to subscribed clients.
+      if (n.redis->HasPushes()) {
+        for (auto& [key, conn] : conns_) {
+          if (key.second == physical && conn.first == n.epoch) n.redis->TakePushes(conn.second);
+        }
+      }
+    }
+    Transmit(server, client, [this, actor, node, generation, done, reply = std::move(reply)] {
+      if (generation_[{actor, node}] != generation) return;
+      done(reply);
+    });
+  });
+}
+
+void VirtualWorld::Replicate(int physical) {
+  std::vector<Command> effects = nodes_[physical].redis->TakeReplicationStream();
+  if (effects.empty()) return;
+  const Node& master = nodes_[physical];
+  for (int member : groups_[master.group].members) {
+    Node& replica = nodes_[member];
+    if (replica.replica_of != physical) continue;
+    // The replication link is a TCP stream: FIFO, after the lag.
+    Nanos& last = link_last_[{master.process, replica.process}];
+    last = std::max(last, now_ + options_.replication_lag);
+    const int epoch = replica.epoch;
+    const int master_epoch = master.epoch;
+    const int link = replica.link_epoch;
+    // The lag stands for the master's output buffer and the wire: if the
+    // master dies first, or the link is cut (a failover re-points the
+    // replica), what was not delivered is lost.
+    Callback deliver = [this, physical, master_epoch, member, epoch, link, effects] {
+      Node& r = nodes_[member];
+      if (!r.up || r.epoch != epoch) return;  // the replica restarted: it resyncs
+      if (nodes_[physical].epoch != master_epoch || r.link_epoch != link) return;
+      for (const Command& c : effects) r.redis->ApplyReplicated(c, NodeMillis(member));
+      Observe(member);
+      ScheduleCron(member);
+    };
+    auto cut = links_.find({master.process, replica.process});
+    if (cut != links_.end() && cut->second.partitioned) {
+      cut->second.held.push_back(std::move(deliver));  // PSYNC catches up after the heal
+    } else {
+      At(last, replica.process, std::move(deliver));
+    }
+  }
+}
+
+void VirtualWorld::ScheduleCron(int physical) {
+  Node& n = nodes_[physical];
+  if (n.cron_pending || !n.up || !n.redis->HasCronWork()) return;
+  n.cron_pending = true;
+  const Nanos period = std::chrono::milliseconds(VirtualRedis::kCronPeriodMs);
+  const Nanos next = (now_ / period + 1) * period;
+  At(next, n.process, [this, physical] {
+    Node& node = nodes_[physical];
+    node.cron_pending = false;
+    if (!node.up) return;
+    node.redis->Cron(NodeMillis(physical), process_random(node.process));
+    Observe(physical);
+    Replicate(physical);
+    ScheduleCron(physical);
+  });
+}
+
+void VirtualWorld::CrashNode(int physical, bool power_loss) {
+  Node& n = nodes_[physical];
+  if (!n.up) return;
+  n.redis->Crash(power_loss);
+  n.up = false;
+  ++n.epoch;
+  // Its connections are gone: a client's next command opens a new one.
+  for (auto it = conns_.begin(); it != conns_.end();) {
+    it = it->first.second == physical ? conns_.erase(it) : std::next(it);
+  }
+}
+
+void VirtualWorld::RestartNode(int physical) {
+  Node& n = nodes_[physical];
+  if (n.up) return;
+  n.up = true;
+  n.redis->Restart(NodeMillis(physical));
+  if (n.replica_of >= 0) {
+    Repoint(physical, n.replica_of, /*resync=*/true);
+  } else {
+    // A master that comes back (empty, or with what its persistence kept)
+    // is the reference again: its replicas resynchronise from it, which is
+    // how a restart without persistence wipes them too.
+    for (int member : groups_[n.group].members) {
+      if (nodes_[member].replica_of == physical) Repoint(member, physical, /*resync=*/true);
+    }
+  }
+  Observe(physical);
+  ScheduleCron(physical);
+}
+
+void VirtualWorld::Repoint(int member, int master, bool resync) {
+  Node& m = nodes_[member];
+  m.replica_of = master;
+  ++m.link_epoch;
+  m.redis->SetReplica(master >= 0);
+  if (resync && master >= 0 && m.up && nodes_[master].up) {
+    m.redis->LoadFrom(*nodes_[master].redis);
+    Observe(member);
+  }
+}
+
+int VirtualWorld::Failover(int group) {
+  Group& g = groups_[group];
+  const int old_master = g.master;
+  int promoted = -1;
+  for (int member : g.members) {
+    if (member != old_master && nodes_[member].up) {
+      promoted = member;
+      break;
+    }
+  }
+  if (promoted < 0) return -1;
+  // Promotion cuts the promoted replica's link: what the old master had not
+  // delivered yet is lost (F7). The rest of the group follows the new
+  // master with a full resync (Sentinel reconfigures them); the old master,
+  // if it is still running (a partition, not a crash), is demoted and
+  // resynced, losing its unreplicated writes; if it is down, it is resynced
+  // when it comes back.
+  Repoint(promoted, -1, /*resync=*/false);
+  for (int member : g.members) {
+    if (member != promoted) Repoint(member, promoted, /*resync=*/true);
+  }
+  g.master = promoted;
+  ScheduleCron(promoted);  // a master expires keys itself from now on
+  return promoted;
+}
+
+}  // namespace locksim

@@ -1,0 +1,148 @@
+// VirtualWorld: the deterministic backend. True time jumps from event to
+// event and never reads the host clock; Redis nodes are VirtualRedis models
+// in this process, each a process of its own with its own clock; messages
+// cross a simulated network whose one-way latency is drawn from the run's
+// seed, in FIFO order per link (a TCP connection never reorders).
+//
+// Topology: lock code addresses `groups` (Env node 0..N-1), each one master
+// with optional replicas. A group's commands go to its current master, as a
+// Sentinel-aware client would send them; Failover() changes that master.
+// Each master's write effects reach its replicas after the replication lag,
+// in order. Every node runs Redis's cron (active expiry, AOF fsync, RDB
+// snapshots) every 100 ms of true time while it is up.
+#ifndef LOCKSIM_SIM_WORLD_VIRTUAL_WORLD_H_
+#define LOCKSIM_SIM_WORLD_VIRTUAL_WORLD_H_
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/world/cluster.h"
+#include "sim/world/runtime.h"
+#include "sim/vredis/server.h"
+
+namespace locksim {
+
+class VirtualWorld : public Runtime, public Cluster {
+ public:
+  struct Options {
+    uint64_t seed = 1;
+    int nodes = 1;  // groups: independent masters
+    Nanos latency_min = std::chrono::microseconds(100);
+    Nanos latency_max = std::chrono::microseconds(500);
+    int replicas = 0;  // per group
+    Nanos replication_lag = std::chrono::milliseconds(1);
+    Persistence persistence = Persistence::kNone;
+    Nanos rdb_interval = std::chrono::seconds(60);
+  };
+  explicit VirtualWorld(const Options& options);
+
+  void Send(int client, int actor, int node, Command cmd,
+            std::function<void(Reply)> done) override;
+  int NodeCount() const override { return static_cast<int>(groups_.size()); }
+  void Abandon(int actor, int node) override;
+
+  // Cluster (sim/world/cluster.h).
+  int PhysicalNodeCount() const override { return static_cast<int>(nodes_.size()); }
+  int PhysicalOf(int process) const override;
+  int node_process(int physical) const override { return nodes_[physical].process; }
+  const std::string& NodeName(int physical) const override {
+    return ProcessName(nodes_[physical].process);
+  }
+  int GroupOf(int physical) const override { return nodes_[physical].group; }
+  int MasterOf(int group) const override { return groups_[group].master; }
+  bool IsUp(int physical) const override { return nodes_[physical].up; }
+  void PauseNode(int physical, Nanos until) override { Pause(nodes_[physical].process, until); }
+  void CrashNode(int physical, bool power_loss) override;
+  void RestartNode(int physical) override;
+  void Failover(int group, std::function<void(int)> done) override { done(Failover(group)); }
+  void NodeClockChanged(int physical) override { Observe(physical); }
+  void ExpireKey(int physical, const std::string& key, std::optional<Nanos> ttl) override;
+  void SetPartitioned(int a, int b, bool partitioned) override;
+  void SetExtraLatency(int a, int b, Nanos extra) override;
+  void SetLoss(int a, int b, int64_t percent) override;
+  void HealAll() override;
+
+  // Promotes the first live replica of `group` to master at once. Returns
+  // the new master, or -1.
+  int Failover(int group);
+  const std::vector<int>& MembersOf(int group) const { return groups_[group].members; }
+  VirtualRedis& node(int physical) { return *nodes_[physical].redis; }
+
+  // Keys whose state on every node is recorded in the history (a `state`
+  // op each time it changes, with the client whose command changed it).
+  void WatchKeys(std::vector<std::string> keys);
+  // Records what changed on the node since it was last looked at (after a
+  // clock change, say).
+  void Observe(int physical, int cause = -1);
+
+ protected:
+  void AdvanceTo(Nanos t) override { now_ = t; }
+
+ private:
+  struct Node {
+    int process;
+    int group;
+    std::unique_ptr<VirtualRedis> redis;
+    bool up = true;
+    int epoch = 0;          // incremented at each crash: connections reset
+    int replica_of = -1;    // physical master while a replica
+    int link_epoch = 0;     // bumped whenever the replication link is cut
+    bool cron_pending = false;
+  };
+  struct Group {
+    int master;
+    std::vector<int> members;
+  };
+  // When a message sent now from process `from` to process `to` arrives.
+  Nanos Arrival(int from, int to);
+  // Sends a message from process `from` to process `to`: `deliver` runs as
+  // an event of `to` when it arrives, or later if the link is cut.
+  void Transmit(int from, int to, Callback deliver);
+  struct Link {
+    bool partitioned = false;
+    Nanos extra{0};
+    int64_t loss_percent = 0;
+    std::vector<Callback> held;  // sent while partitioned
+  };
+  void Heal(std::pair<int, int> key, Link& link);
+  int64_t NodeMillis(int physical) const;
+  VirtualRedis::ConnId ConnectionOf(int actor, int physical);
+  // Ships a master's pending write effects to its replicas.
+  void Replicate(int physical);
+  // Points `member` at a new master (or none) and cuts its old link: what
+  // was in flight on it is lost. With `resync`, a full resynchronisation.
+  void Repoint(int member, int master, bool resync);
+  // Schedules the node's next cron tick (on the 100 ms grid of true time)
+  // if it has work and no tick is pending.
+  void ScheduleCron(int physical);
+
+  Options options_;
+  std::vector<Node> nodes_;
+  std::vector<Group> groups_;
+  std::map<std::pair<int, int>, Nanos> link_last_;  // FIFO per link
+  std::map<std::pair<int, int>, Link> links_;       // faults per (from, to)
+  // (client thread, group) -> connection generation: bumped when the
+  // client abandons the connection, which drops what is in flight on it.
+  std::map<std::pair<int, int>, int> generation_;
+  std::vector<std::string> watched_;
+  // What Observe last saw of a watched key on a node: the signature it
+  // compares (the value and the absolute expiry, as text; empty before the
+  // first look), and the key's state it was made from, which is compared
+  // first and without building any text.
+  struct Observed {
+    std::string signature;
+    VirtualRedis::KeyState state;
+  };
+  // By physical node, then by index in watched_.
+  std::vector<std::vector<Observed>> observed_;
+  // (client thread, physical node) -> (node epoch, connection)
+  std::map<std::pair<int, int>, std::pair<int, VirtualRedis::ConnId>> conns_;
+};
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_WORLD_VIRTUAL_WORLD_H_

@@ -1,0 +1,159 @@
+// `locksim compare` and `locksim report` as a user runs them: the files,
+// the exit codes, the messages, byte-identical results.
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/testing/scenario_paths.h"
+
+namespace locksim {
+namespace {
+
+struct Outcome {
+  int exit_code;
+  std::string out;
+  std::string err;
+};
+
+std::string Slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class CompareCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl =
+        (std::filesystem::temp_directory_path() / "locksim-compare-XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  Outcome Locksim(const std::string& args) {
+    const std::string cmd = std::string(LOCKSIM_BINARY) + " " + args + " >" +
+                            (dir_ / "stdout").string() + " 2>" + (dir_ / "stderr").string();
+    int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+            Slurp(dir_ / "stdout"), Slurp(dir_ / "stderr")};
+  }
+  std::string Out(const std::string& name) { return (dir_ / name).string(); }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(CompareCliTest, WritesTheFourFilesPrintsTheMatrixAndExitsOneOnViolations) {
+  Outcome o = Locksim("compare --algorithms set-nx-px,setnx-simple --scenarios " +
+                      ScenarioPath("f01-pause-past-ttl") + " " +
+                      ScenarioPath("baseline-contention") + " --out " + Out("o"));
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  EXPECT_NE(o.out.find("set-nx-px     VIOLATED 1"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("report: " + Out("o") + "/report.html"), std::string::npos) << o.out;
+  for (const char* f : {"results.json", "report.html", "summary.md", "junit.xml"}) {
+    EXPECT_TRUE(std::filesystem::file_size(Out("o") + "/" + f) > 0) << f;
+  }
+  // Not a terminal: no colour, no progress bar.
+  EXPECT_EQ(o.out.find('\x1b'), std::string::npos);
+  EXPECT_EQ(o.err, "");
+}
+
+TEST_F(CompareCliTest, AllSafeAndAsExpectedExitsZero) {
+  Outcome o = Locksim("compare --algorithms set-nx-px --scenarios " +
+                      ScenarioPath("baseline-contention") + " --out " + Out("o") + " -q");
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "report: " + Out("o") + "/report.html\n");
+}
+
+TEST_F(CompareCliTest, ResultsAreByteIdenticalAcrossRuns) {
+  const std::string args = "compare --scenarios " + std::string(LOCKSIM_SOURCE_DIR) +
+                           "/scenarios -q --out ";
+  ASSERT_EQ(Locksim(args + Out("a")).exit_code, 1);
+  ASSERT_EQ(Locksim(args + Out("b")).exit_code, 1);
+  for (const char* f : {"results.json", "report.html", "summary.md", "junit.xml"}) {
+    EXPECT_EQ(Slurp(Out("a") + "/" + f), Slurp(Out("b") + "/" + f)) << f;
+  }
+}
+
+TEST_F(CompareCliTest, ReportRedrawsTheSameFilesFromResultsJson) {
+  ASSERT_EQ(Locksim("compare --algorithms set-nx-px-del --scenarios " +
+                    ScenarioPath("f02-del-frees-other") + " -q --out " + Out("o"))
+                .exit_code,
+            1);
+  Outcome o = Locksim("report " + Out("o") + "/results.json --out " + Out("r.html") +
+                      " --markdown " + Out("s.md") + " --junit " + Out("j.xml"));
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("report: " + Out("r.html")), std::string::npos) << o.out;
+  EXPECT_EQ(Slurp(Out("r.html")), Slurp(Out("o") + "/report.html"));
+  EXPECT_EQ(Slurp(Out("s.md")), Slurp(Out("o") + "/summary.md"));
+  EXPECT_EQ(Slurp(Out("j.xml")), Slurp(Out("o") + "/junit.xml"));
+}
+
+TEST_F(CompareCliTest, BadInputExitsTwoWithOneMessageNamingTheOptionOrFile) {
+  Outcome o = Locksim("compare --algorithms set-nx-px,nope --out " + Out("o"));
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("--algorithms: unknown algorithm \"nope\""), std::string::npos) << o.err;
+
+  o = Locksim("compare --scenarios " + Out("missing.json") + " --out " + Out("o"));
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("--scenarios: " + Out("missing.json") + ": no such file or folder"),
+            std::string::npos)
+      << o.err;
+
+  o = Locksim("compare --seeds 0 --out " + Out("o"));
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("--seeds: expected an integer from 1 to 10000, got \"0\""),
+            std::string::npos)
+      << o.err;
+
+  o = Locksim("compare --backend cloud --out " + Out("o"));
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("--backend"), std::string::npos) << o.err;
+
+  std::ofstream(Out("bad.json")) << R"({"schema": "locksim-compare", "schema_version": 7})";
+  o = Locksim("report " + Out("bad.json"));
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find(Out("bad.json") + ": $.schema_version: this locksim reads version 1, got 7"),
+            std::string::npos)
+      << o.err;
+
+  o = Locksim("report");
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("missing results.json"), std::string::npos) << o.err;
+}
+
+TEST_F(CompareCliTest, CellsTheBackendCannotRunAreNotApplicable) {
+  // kill -9 cannot lose what the kernel buffered: a power loss is virtual only.
+  std::ofstream(Out("power.json")) << R"({
+    "name": "power", "algorithm": "set-nx-px", "duration": "2s",
+    "redis": {"persistence": "aof-everysec"},
+    "clients": [{"name": "A", "hold": "100ms"}],
+    "faults": [{"type": "crash", "process": "redis0", "at": "50ms", "power_loss": true}]
+  })";
+  Outcome o = Locksim("compare --backend real --algorithms set-nx-px --scenarios " +
+                      Out("power.json") + " --out " + Out("o"));
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("set-nx-px  n/a"), std::string::npos) << o.out;
+  const std::string json = Slurp(Out("o") + "/results.json");
+  EXPECT_NE(json.find("\"skipped\": \"not on --backend real: "), std::string::npos);
+  EXPECT_NE(json.find("a power loss cannot be carried out on real servers"), std::string::npos);
+}
+
+TEST_F(CompareCliTest, SeveralSeedsPerCell) {
+  Outcome o = Locksim("compare --algorithms set-nx-px --scenarios " +
+                      ScenarioPath("f01-pause-past-ttl") + " --seeds 3 -q --out " + Out("o"));
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  const std::string json = Slurp(Out("o") + "/results.json");
+  EXPECT_NE(json.find("\"seeds\": 3"), std::string::npos);
+  EXPECT_NE(json.find("\"seeds_not_safe\": 3"), std::string::npos);
+  EXPECT_NE(json.find("\"violations\": 3"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace locksim

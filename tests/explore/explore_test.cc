@@ -1,0 +1,287 @@
+// Explore: generated scenarios find the documented failure kinds, the
+// shrunk files replay to the same violation, and shrinking does what it
+// says. Seed ranges are small (a second or two each) and were checked to
+// contain the kinds asserted.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "sim/core/errors.h"
+#include "sim/explore/explore.h"
+#include "sim/run/runner.h"
+#include "sim/scenario/scenario.h"
+#include "sim/explore/shrink.h"
+
+namespace locksim {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+bool Has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+bool HasForeignWrite(const Finding& f) {
+  return std::any_of(f.violations.begin(), f.violations.end(),
+                     [](const std::string& t) { return t.starts_with("foreign-write"); });
+}
+
+ExploreResult Explore(const std::string& algorithm, const std::string& faults, uint64_t count,
+                      int jobs = 2) {
+  ExploreSpec spec;
+  spec.algorithm = algorithm;
+  spec.faults = ParseFaultClasses(faults, "--faults");
+  SeedPlan plan;
+  plan.first = 1;
+  plan.count = count;
+  return RunExplore(spec, plan, jobs, nullptr, nullptr);
+}
+
+// Loads a finding's file as `locksim run FILE` does and runs its "expect"
+// entry.
+RunResult Replay(const Finding& f, const std::string& algorithm) {
+  const Scenario s = ParseScenario(f.text, f.file);
+  RunOptions o;
+  o.label = algorithm;
+  return RunScenario(s, o);
+}
+
+void ExpectReplaysToSameViolation(const ExploreResult& r) {
+  for (const Finding& f : r.findings) {
+    SCOPED_TRACE(f.file);
+    const RunResult again = Replay(f, r.spec.algorithm);
+    EXPECT_EQ(again.verdict(), "violated");
+    EXPECT_EQ(again.ExpectationMet(), std::optional<bool>(true));
+    EXPECT_TRUE(again.unfired.empty());
+    // The checker's kinds in the file are those of the finding's tokens.
+    for (const std::string& k : again.Kinds()) {
+      const bool in_tokens =
+          std::any_of(f.violations.begin(), f.violations.end(),
+                      [&](const std::string& t) { return t.starts_with(k); });
+      EXPECT_TRUE(in_tokens) << k;
+    }
+    // The fault classes of the kind are those left in the file (a node's
+    // pause, clock or crash told apart).
+    std::set<std::string> classes;
+    const std::vector<std::string> nodes = again.scenario.NodeNames();
+    for (const FaultSpec& fault : again.scenario.faults) {
+      const std::string type(FaultTypeName(fault.type));
+      const bool on_node = std::find(nodes.begin(), nodes.end(), fault.process) != nodes.end();
+      const bool split = type == "pause" || type == "clock" || type == "crash";
+      classes.insert(split && on_node ? "node-" + type : type);
+    }
+    EXPECT_EQ(classes, std::set<std::string>(f.fault_classes.begin(), f.fault_classes.end()));
+    EXPECT_NE(f.text.find("explore seed " + std::to_string(f.seed)), std::string::npos);
+  }
+}
+
+TEST(Explore, SetNxPxDelWithPausesFindsTheF1AndF2Kinds) {
+  const ExploreResult r = Explore("set-nx-px-del", "pause", 60);
+  ASSERT_FALSE(r.findings.empty());
+  // F1: two holders after a pause, nobody's lock deleted.
+  const bool f1 = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+    return Has(f.violations, "mutual-exclusion") && !HasForeignWrite(f) &&
+           f.fault_classes == std::vector<std::string>{"pause"};
+  });
+  // F2: a release's plain DEL deletes another holder's lock, after a pause.
+  const bool f2 = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+    return Has(f.violations, "foreign-write-DEL") &&
+           f.fault_classes == std::vector<std::string>{"pause"};
+  });
+  EXPECT_TRUE(f1);
+  EXPECT_TRUE(f2);
+  ExpectReplaysToSameViolation(r);
+}
+
+TEST(Explore, GetsetTimestampWithClockFaultsFindsTheF4Kind) {
+  const ExploreResult r = Explore("getset-timestamp", "clock", 40);
+  // F4: a client whose clock is off takes a live timestamp lock by GETSET.
+  const bool f4 = std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+    return Has(f.violations, "foreign-write-GETSET") && Has(f.violations, "mutual-exclusion") &&
+           f.fault_classes == std::vector<std::string>{"clock"};
+  });
+  EXPECT_TRUE(f4);
+  ExpectReplaysToSameViolation(r);
+}
+
+TEST(Explore, ShrunkFindingsAreNoBiggerThanWhatWasGenerated) {
+  const ExploreResult r = Explore("set-nx-px-del", "pause", 30);
+  ASSERT_FALSE(r.findings.empty());
+  bool smaller = false;
+  for (const Finding& f : r.findings) {
+    EXPECT_LE(f.clients, f.original_clients);
+    EXPECT_LE(f.fault_count, f.original_faults);
+    EXPECT_LE(f.duration, f.original_duration);
+    smaller = smaller || f.duration < f.original_duration;
+    // Two clients are the least an overlap or a foreign write takes.
+    EXPECT_GE(f.clients, 2);
+  }
+  EXPECT_TRUE(smaller);
+}
+
+// Kleppmann's fencing: overlap happens under pauses, but the resource never
+// accepts a write whose token is older than one it already accepted, and
+// it does reject some.
+TEST(Explore, FencedWithPausesOverlapsButAcceptsNoStaleWrite) {
+  const ExploreResult r = Explore("fenced", "pause", 60);
+  ASSERT_TRUE(std::any_of(r.findings.begin(), r.findings.end(), [](const Finding& f) {
+    return Has(f.violations, "mutual-exclusion");
+  }));
+  int64_t rejected = 0, accepted = 0;
+  for (const Finding& f : r.findings) {
+    SCOPED_TRACE(f.file);
+    const RunResult run = Replay(f, "fenced");
+    int64_t highest = -1;
+    for (const Op& op : run.history.ops()) {
+      if (op.f != OpF::kWrite) continue;
+      const size_t at = op.value.find("(token ");
+      ASSERT_NE(at, std::string::npos) << op.value;
+      const int64_t token = std::stoll(op.value.substr(at + 7));
+      if (op.type == OpType::kOk) {
+        EXPECT_GE(token, highest) << "stale write accepted: " << op.value;
+        highest = std::max(highest, token);
+        ++accepted;
+      } else {
+        EXPECT_LT(token, highest) << "fresh write rejected: " << op.value;
+        ++rejected;
+      }
+    }
+  }
+  EXPECT_GT(accepted, 0);
+  EXPECT_GT(rejected, 0);
+}
+
+TEST(Explore, TheSameSeedGivesTheSameFindingOnAnyNumberOfThreads) {
+  const ExploreResult one = Explore("getset-timestamp", "clock", 20, /*jobs=*/1);
+  const ExploreResult two = Explore("getset-timestamp", "clock", 20, /*jobs=*/2);
+  EXPECT_EQ(SummaryJson(one).dump(), SummaryJson(two).dump());
+  ASSERT_EQ(one.findings.size(), two.findings.size());
+  for (size_t i = 0; i < one.findings.size(); ++i) {
+    EXPECT_EQ(one.findings[i].text, two.findings[i].text);
+  }
+}
+
+TEST(Explore, ShardsCoverDisjointSharesOfTheSeeds) {
+  ExploreSpec spec;
+  spec.algorithm = "set-nx-px-del";
+  spec.faults = {"pause"};
+  std::set<uint64_t> seeds;
+  int64_t runs = 0;
+  for (int64_t i = 0; i < 3; ++i) {
+    SeedPlan plan;
+    plan.first = 5;
+    plan.count = 20;
+    plan.shard_index = i;
+    plan.shard_count = 3;
+    const ExploreResult r = RunExplore(spec, plan, 1, nullptr, nullptr);
+    runs += r.runs;
+    EXPECT_EQ(r.last, 24u);
+    for (const Finding& f : r.findings) {
+      EXPECT_EQ((f.seed - 5) % 3, static_cast<uint64_t>(i));
+      EXPECT_TRUE(seeds.insert(f.seed).second);
+    }
+  }
+  EXPECT_EQ(runs, 20);
+}
+
+TEST(Explore, SummaryRoundTripsThroughTheParser) {
+  const ExploreResult r = Explore("set-nx-px-del", "pause", 20);
+  const std::string text = SummaryJson(r).dump(2);
+  const ExploreResult back = ParseSummary(text, "summary.json");
+  EXPECT_EQ(SummaryJson(back).dump(2), text);
+}
+
+TEST(Explore, GeneratedScenariosParseAndOnlyUseTheFaultClassesAsked) {
+  ExploreSpec spec;
+  spec.algorithm = "redlock";
+  spec.faults = {"clock", "crash"};
+  for (uint64_t seed = 1; seed <= 50; ++seed) {
+    const ojson doc = GenerateScenario(spec, seed);
+    const Scenario s = ParseScenario(doc.dump(), "generated");
+    EXPECT_EQ(s.nodes, 3);
+    EXPECT_EQ(s.seed, seed);
+    for (const FaultSpec& f : s.faults) {
+      EXPECT_TRUE(f.type == FaultSpec::Type::kClock || f.type == FaultSpec::Type::kCrash);
+    }
+    EXPECT_EQ(doc.dump(), GenerateScenario(spec, seed).dump());
+  }
+}
+
+TEST(Explore, UnknownFaultClassNamesTheOption) {
+  try {
+    ParseFaultClasses("pause,gc", "--faults");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--faults: unknown fault class \"gc\""),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(ParseFaultClasses("clock,pause,clock", "--faults"),
+            (std::vector<std::string>{"pause", "clock"}));
+  EXPECT_EQ(ParseFaultClasses("all", "--faults"), ExploreFaultClasses());
+}
+
+// Shrink on a predicate that needs one pause of A of at least 300ms and
+// clients A and B: the rest goes, and the pause shrinks close to its bound.
+TEST(Shrink, DropsWhatIsNotNeededAndShortensTowardTheBound) {
+  ojson doc = ojson::parse(R"({
+    "duration": "1m",
+    "clients": [
+      {"name": "A", "start": "1s", "hold": "2s", "iterations": 3},
+      {"name": "B", "start": "2s", "hold": "2s", "iterations": 2},
+      {"name": "C", "start": "3s", "hold": "2s"}
+    ],
+    "faults": [
+      {"type": "clock", "process": "C", "offset": "+5s", "at": "0s"},
+      {"type": "pause", "process": "A", "duration": "10s", "at": "1s"},
+      {"type": "pause", "process": "B", "duration": "10s", "at": "1s"}
+    ]
+  })");
+  auto keeps = [](const ojson& d) {
+    bool a = false, b = false;
+    for (const ojson& c : d["clients"]) {
+      a = a || c["name"] == "A";
+      b = b || c["name"] == "B";
+    }
+    for (const ojson& f : d["faults"]) {
+      std::string error;
+      if (f["type"] == "pause" && f["process"] == "A" &&
+          *ParseDuration(f["duration"].get<std::string>(), &error) >=
+              std::chrono::milliseconds(300)) {
+        return a && b;
+      }
+    }
+    return false;
+  };
+  ShrinkStats stats;
+  const ojson small = Shrink(doc, keeps, 500, &stats);
+  ASSERT_TRUE(keeps(small));
+  EXPECT_EQ(small["clients"].size(), 2u);
+  ASSERT_EQ(small["faults"].size(), 1u);
+  EXPECT_EQ(small["faults"][0]["process"], "A");
+  // Bisection stops within 1/16 of the bound.
+  std::string error;
+  const Nanos pause = *ParseDuration(small["faults"][0]["duration"].get<std::string>(), &error);
+  EXPECT_GE(pause, std::chrono::milliseconds(300));
+  EXPECT_LE(pause, std::chrono::milliseconds(300) * 17 / 16);
+  EXPECT_EQ(small["faults"][0]["at"], "0ns");
+  EXPECT_EQ(small["duration"], "1ms");
+  for (const ojson& c : small["clients"]) EXPECT_EQ(c["iterations"], 1);
+  EXPECT_LE(stats.runs, 500);
+  EXPECT_GT(stats.accepted, 0);
+}
+
+TEST(Shrink, StopsAtTheBudget) {
+  ojson doc = ojson::parse(R"({"duration": "1m", "clients": [{"name": "A", "hold": "5s"}]})");
+  int calls = 0;
+  ShrinkStats stats;
+  Shrink(doc, [&](const ojson&) { ++calls; return false; }, 3, &stats);
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(stats.runs, 3);
+  EXPECT_EQ(stats.accepted, 0);
+}
+
+}  // namespace
+}  // namespace locksim

@@ -1,0 +1,221 @@
+// Third-party lock clients driven through the adapter protocol
+// (docs/adapters.md), on real redis-server processes: redis-py's own Lock
+// losing mutual exclusion when its process is stopped (SIGSTOP) for longer
+// than its timeout; broken adapters (tests/real/fake_adapter.py) ending the run
+// with a clear message, never a hang; and no adapter process left behind on
+// any path out.
+#include <signal.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sim/core/errors.h"
+#include "sim/run/runner.h"
+#include "sim/scenario/scenario.h"
+#include "tests/testing/scenario_paths.h"
+
+namespace locksim {
+namespace {
+
+// Every child process of this test process, zombies included (a child
+// killed but not reaped is still listed).
+std::vector<pid_t> Children() {
+  std::vector<pid_t> out;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(entry.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t paren = stat.rfind(')');
+    if (paren == std::string::npos) continue;
+    std::istringstream rest(stat.substr(paren + 2));
+    char state;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == getpid()) out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return out;
+}
+
+std::string FakeAdapter() { return std::string(LOCKSIM_SOURCE_DIR) + "/tests/real/fake_adapter.py"; }
+
+// One client, two acquisitions, a short acquire timeout (1 s): a silent
+// adapter is given up on after 1 s + the 5 s margin.
+constexpr char kOneClient[] = R"({
+  "duration": "30s",
+  "algorithm": "redis-py",
+  "real_time_scale": "1",
+  "lock": {"key": "lock:fake", "ttl": "5s", "retry_delay": "100ms", "acquire_timeout": "1s"},
+  "clients": [{"name": "A", "hold": "100ms", "iterations": 2}]
+})";
+
+class AdapterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pids_ = (std::filesystem::temp_directory_path() /
+             ("locksim-fake-pids-" + std::to_string(getpid())))
+                .string();
+    std::filesystem::remove(pids_);
+    setenv("LOCKSIM_FAKE_ADAPTER_PIDS", pids_.c_str(), 1);
+  }
+  void TearDown() override {
+    unsetenv("LOCKSIM_FAKE_ADAPTER");
+    unsetenv("LOCKSIM_FAKE_ADAPTER_PIDS");
+    std::filesystem::remove(pids_);
+  }
+
+  RunResult RunFake(const std::string& mode, const std::string& text = kOneClient) {
+    setenv("LOCKSIM_FAKE_ADAPTER", mode.c_str(), 1);
+    RunOptions o;
+    o.backend = Backend::kReal;
+    o.adapter = FakeAdapter();
+    return RunScenario(ParseScenario(text, "fake.json"), o);
+  }
+
+  // The fake adapters started so far, by the pids they wrote down.
+  std::vector<pid_t> FakePids() const {
+    std::vector<pid_t> out;
+    std::ifstream in(pids_);
+    for (long pid; in >> pid;) out.push_back(static_cast<pid_t>(pid));
+    return out;
+  }
+
+  void ExpectNoAdapterLeft() {
+    EXPECT_EQ(Children(), std::vector<pid_t>{}) << "a child process outlived the run";
+    for (pid_t pid : FakePids()) {
+      EXPECT_NE(kill(pid, 0), 0) << "fake adapter " << pid << " still exists";
+    }
+  }
+
+  std::string pids_;
+};
+
+TEST_F(AdapterTest, RedisPyLosesMutualExclusionWhenStoppedPastItsTimeout) {
+  RunOptions o;
+  o.algorithm = "redis-py";
+  o.backend = Backend::kReal;
+  RunResult r = RunScenario(LoadScenario(ScenarioPath("f16-redis-py-pause")), o);
+  EXPECT_EQ(r.verdict(), "violated");
+  EXPECT_EQ(r.OverlapPairs(), std::vector<std::string>{"A/B"});
+  EXPECT_FALSE(r.effect.holds) << "A's late write should lose B's update";
+  EXPECT_EQ(r.ExpectationMet(), true);
+  // The adapter's replies are in the history, with the client's own view
+  // of its lease; A's release finds B's key gone or B's, and says so.
+  bool saw_lease = false, saw_not_owned = false;
+  for (const Op& op : r.history.ops()) {
+    if (op.f != OpF::kRedis || op.type != OpType::kOk) continue;
+    saw_lease |= op.value.find("\"lease_ms\":") != std::string::npos;
+    saw_not_owned |= r.history.name(op.process) == "A" &&
+                     op.value.find("LockNotOwnedError") != std::string::npos;
+  }
+  EXPECT_TRUE(saw_lease);
+  EXPECT_TRUE(saw_not_owned);
+  ExpectNoAdapterLeft();
+}
+
+TEST_F(AdapterTest, RedisPyIsBadInputOnTheVirtualBackend) {
+  RunOptions o;
+  o.algorithm = "redis-py";
+  try {
+    RunScenario(LoadScenario(ScenarioPath("f16-redis-py-pause")), o);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs --backend real"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(AdapterTest, AWellBehavedAdapterRunsAndIsStoppedDuringAPause) {
+  RunResult r = RunFake("good", R"({
+    "duration": "30s", "algorithm": "redis-py", "real_time_scale": "1",
+    "lock": {"ttl": "5s", "acquire_timeout": "1s"},
+    "clients": [{"name": "A", "hold": "1500ms", "iterations": 1}],
+    "faults": [{"type": "pause", "process": "A", "duration": "1s",
+                "on": {"process": "A", "event": "enter", "after": "100ms"}}]
+  })");
+  EXPECT_EQ(r.verdict(), "safe");
+  EXPECT_EQ(r.acquisitions, 1);
+  // The release reply: the adapter's own ticker saw it stopped for ~1 s.
+  int64_t max_gap = -1;
+  for (const Op& op : r.history.ops()) {
+    const size_t at = op.value.find("\"max_gap_ms\":");
+    if (op.f == OpF::kRedis && op.type == OpType::kOk && at != std::string::npos) {
+      max_gap = std::stoll(op.value.substr(at + 13));
+    }
+  }
+  EXPECT_GE(max_gap, 900) << "the adapter was not stopped (SIGSTOP) during the pause";
+  EXPECT_LT(max_gap, 3000);
+  ExpectNoAdapterLeft();
+}
+
+TEST_F(AdapterTest, ABrokenAdapterEndsTheRunWithAClearMessage) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"garbage", "sent a line that is not a JSON object: \"this is not JSON\""},
+      {"exit", "closed its stdout (exited with status 1) before answering its acquire"},
+      {"wrong-id", "when the reply to request 1 (acquire) was due"},
+      {"not-ok", "could not carry out request 1 (acquire)"},
+  };
+  for (const auto& [mode, message] : cases) {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      RunFake(mode);
+      ADD_FAILURE() << mode << ": expected HarnessError";
+    } catch (const HarnessError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("the fakelib 0.1 adapter of client A"), std::string::npos) << what;
+      EXPECT_NE(what.find(message), std::string::npos) << mode << ": " << what;
+      EXPECT_NE(what.find("its stderr ("), std::string::npos) << what;
+      if (mode == "exit") {
+        EXPECT_NE(what.find("fake adapter: giving up on acquire"), std::string::npos) << what;
+      }
+    }
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << mode;
+    ExpectNoAdapterLeft();
+  }
+}
+
+TEST_F(AdapterTest, ASilentAdapterIsGivenUpOnNotWaitedForForEver) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    RunFake("silent");
+    FAIL() << "expected HarnessError";
+  } catch (const HarnessError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  R"(did not answer request "{"id":1,"op":"acquire"}" within 6s)"),
+              std::string::npos)
+        << e.what();
+  }
+  // The acquire timeout (1 s) plus the 5 s margin.
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(took, std::chrono::seconds(6));
+  EXPECT_LT(took, std::chrono::seconds(15));
+  ExpectNoAdapterLeft();
+}
+
+TEST_F(AdapterTest, AnAdapterWhoseLibraryIsMissingIsBadInput) {
+  try {
+    RunFake("refuse");
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot start: \"fakelib is not installed\""),
+              std::string::npos)
+        << e.what();
+  }
+  ExpectNoAdapterLeft();
+}
+
+TEST_F(AdapterTest, AMissingAdapterProgramIsBadInput) {
+  RunOptions o;
+  o.backend = Backend::kReal;
+  o.adapter = "/nonexistent/adapter";
+  EXPECT_THROW(RunScenario(ParseScenario(kOneClient, "fake.json"), o), InputError);
+  ExpectNoAdapterLeft();
+}
+
+}  // namespace
+}  // namespace locksim

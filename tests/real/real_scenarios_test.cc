@@ -1,0 +1,137 @@
+// The bundled scenarios on real redis-server processes (started by the
+// harness on 127.0.0.1): the same verdicts and pairs as on the virtual
+// backend. Scenario time is compressed by each file's real_time_scale.
+#include <gtest/gtest.h>
+
+#include "sim/run/runner.h"
+#include "sim/scenario/scenario.h"
+#include "lockimpls/lock.h"
+#include "tests/testing/contention.h"
+#include "tests/testing/scenario_paths.h"
+
+namespace locksim {
+namespace {
+
+RunResult RunReal(const std::string& scenario, const std::string& algorithm) {
+  RunOptions o;
+  o.algorithm = algorithm;
+  o.backend = Backend::kReal;
+  return RunScenario(LoadScenario(ScenarioPath(scenario)), o);
+}
+
+using Pairs = std::vector<std::string>;
+
+TEST(RealScenarios, F1PausePastTtlOnRealRedis) {
+  for (const char* algo : {"set-nx-px", "set-nx-px-del"}) {
+    RunResult r = RunReal("f01-pause-past-ttl", algo);
+    EXPECT_EQ(r.verdict(), "violated") << algo;
+    EXPECT_EQ(r.OverlapPairs(), Pairs{"A/B"}) << algo;
+  }
+}
+
+TEST(RealScenarios, F2PlainDelFreesTheNextHoldersLockOnRealRedis) {
+  RunResult r = RunReal("f02-del-frees-other", "set-nx-px-del");
+  EXPECT_EQ(r.verdict(), "violated");
+  EXPECT_EQ(r.OverlapPairs(), (Pairs{"A/B", "B/C"}));
+}
+
+TEST(RealScenarios, F2CompareAndDeleteKeepsBAndCApartOnRealRedis) {
+  RunResult r = RunReal("f02-del-frees-other", "set-nx-px");
+  EXPECT_EQ(r.verdict(), "violated");
+  EXPECT_EQ(r.OverlapPairs(), Pairs{"A/B"});
+}
+
+TEST(RealScenarios, ContentionWithoutFaultsIsSafeOnRealRedis) {
+  for (const char* algo : {"set-nx-px", "set-nx-px-del"}) {
+    RunResult r = RunReal("baseline-contention", algo);
+    EXPECT_EQ(r.verdict(), "safe") << algo;
+    EXPECT_EQ(r.acquisitions, 40) << algo;
+  }
+}
+
+
+TEST(RealScenarios, RedlockOnThreeRealServersIsSafeUnderContention) {
+  // Three redis-server processes, one per node, started by the harness.
+  // The shared contention scenario, on three masters.
+  std::string three_nodes = kContention;
+  const std::string algorithm = "\"algorithm\": \"set-nx-px\"";
+  three_nodes.replace(three_nodes.find(algorithm), algorithm.size(),
+                      "\"algorithm\": \"redlock\", \"nodes\": 3");
+  for (bool parallel : {true, false}) {
+    std::string text = three_nodes;
+    if (!parallel) text.replace(text.find("\"tries\": 100000"), 15, "\"tries\": 100000, \"parallel\": false");
+    RunOptions o;
+    o.backend = Backend::kReal;
+    RunResult r = RunScenario(ParseScenario(text, "redlock-real.json"), o);
+    EXPECT_EQ(r.verdict(), "safe") << parallel;
+    EXPECT_EQ(r.acquisitions, 15) << parallel;
+    EXPECT_EQ(r.failed_acquisitions, 0) << parallel;
+  }
+}
+
+}  // namespace
+}  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// Every variant against a real redis-server, without faults: contending
+// clients never overlap and every acquisition completes (the same scenario
+// as tests/lockimpls/variants_test.cc, compressed by its real_time_scale).
+class RealVariantTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RealVariantTest, ContendingClientsNeverOverlapOnRealRedis) {
+  RunOptions o;
+  o.algorithm = GetParam();
+  o.backend = Backend::kReal;
+  RunResult r = RunScenario(ParseScenario(kContention, "contention.json"), o);
+  EXPECT_EQ(r.verdict(), "safe");
+  EXPECT_EQ(r.acquisitions, 15);
+  EXPECT_EQ(r.failed_acquisitions, 0);
+}
+
+std::vector<std::string> AllIds() {
+  std::vector<std::string> ids;
+  for (const AlgorithmInfo& a : Algorithms()) {
+    if (!a.is_limiter()) ids.emplace_back(a.id);
+  }
+  return ids;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllVariants, RealVariantTest, ::testing::ValuesIn(AllIds()),
+                         [](const auto& info) {
+                           std::string name;
+                           for (char c : info.param) name += c == '-' ? '_' : c;
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace locksim
+
+namespace locksim {
+namespace {
+
+TEST(RealLimiter, BothLimitersAdmitAtMostTheLimitPerWindowOnRealRedis) {
+  // A 1 s window (EXPIRE takes seconds, so real time is not compressed);
+  // three clients, a request each every 100 ms for 1.5 s.
+  const std::string text = R"({
+    "duration": "10s",
+    "algorithm": "rate-limit-lua",
+    "lock": {"key": "limit:10.0.0.1", "ttl": "1s", "limit": 10},
+    "clients": [
+      {"name": "A", "think": "100ms", "iterations": 15},
+      {"name": "B", "start": "30ms", "think": "100ms", "iterations": 15},
+      {"name": "C", "start": "60ms", "think": "100ms", "iterations": 15}
+    ]
+  })";
+  for (const char* algo : {"rate-limit-lua", "rate-limit-naive"}) {
+    RunOptions o;
+    o.algorithm = algo;
+    o.backend = Backend::kReal;
+    RunResult r = RunScenario(ParseScenario(text, "limit.json"), o);
+    EXPECT_EQ(r.verdict(), "safe") << algo << ": " << r.effect.sentences.front();
+  }
+}
+
+}  // namespace
+}  // namespace locksim

@@ -1,0 +1,430 @@
+// The compare results and the writers that draw them: results.json,
+// report.html (matrix and SVG timelines), summary.md, junit.xml, the
+// terminal table, and the liveness figures read from a history.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "sim/check/acquisition_stats.h"
+#include "reports/html_report.h"
+#include "reports/junit_report.h"
+#include "reports/markdown_report.h"
+#include "reports/report_text.h"
+#include "reports/compare_json.h"
+#include "reports/svg_timeline.h"
+#include "reports/terminal_table.h"
+#include "reports/xml_escape.h"
+#include "sim/run/compare.h"
+#include "sim/core/errors.h"
+#include "tests/testing/scenario_paths.h"
+
+namespace locksim {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+using std::chrono::milliseconds;
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = text.find(needle); p != std::string::npos; p = text.find(needle, p + 1)) ++n;
+  return n;
+}
+
+// One comparison shared by the tests: F1 with a lock that breaks and one
+// that does not, plus the rate limiter scenario (limiter cells and skipped
+// cells).
+const CompareResult& SmallCompare() {
+  static const CompareResult* result = [] {
+    CompareOptions o;
+    o.algorithms = {"set-nx-px", "setnx-simple", "rate-limit-lua"};
+    o.scenario_paths = {ScenarioPath("f01-pause-past-ttl"), ScenarioPath("w05-rate-limit")};
+    return new CompareResult(RunCompare(o));
+  }();
+  return *result;
+}
+
+const ojson& SmallJson() {
+  static const ojson* j = new ojson(CompareToJson(SmallCompare()));
+  return *j;
+}
+
+TEST(AcquisitionStats, LatencyCommandsAndRetriesComeFromTheHistory) {
+  History h;
+  const int a = h.AddProcess("A");
+  const int b = h.AddProcess("B");
+  h.Add(Nanos(0), a, OpType::kInvoke, OpF::kAcquire, "lock:x");
+  h.Add(Nanos(0), a, OpType::kInvoke, OpF::kRedis, "SET lock:x t NX PX 5000", 0);
+  h.Add(Nanos(10), a, OpType::kOk, OpF::kRedis, "OK", 0);
+  h.Add(Nanos(10), a, OpType::kOk, OpF::kAcquire, "lock:x");
+  h.Add(Nanos(5), b, OpType::kInvoke, OpF::kAcquire, "lock:x");
+  for (int i = 0; i < 3; ++i) {  // two retries, each with a GET in between
+    h.Add(Nanos(5 + i), b, OpType::kInvoke, OpF::kRedis, "set lock:x u NX PX 5000", 0);
+    h.Add(Nanos(5 + i), b, OpType::kInvoke, OpF::kRedis, "GET lock:x", 0);
+  }
+  h.Add(Nanos(105), b, OpType::kOk, OpF::kAcquire, "lock:x");
+  h.Add(Nanos(200), b, OpType::kInvoke, OpF::kAcquire, "lock:x");
+  h.Add(Nanos(300), b, OpType::kFail, OpF::kAcquire, "lock:x");
+
+  AcquisitionStats s = ComputeAcquisitionStats(h, Nanos(1'000'000'000));
+  EXPECT_EQ(s.acquisitions, 2);
+  EXPECT_EQ(s.failed_acquisitions, 1);
+  EXPECT_EQ(s.commands, 7);
+  EXPECT_EQ(s.retries, 2);
+  EXPECT_EQ(s.latencies, (std::vector<int64_t>{10, 100}));
+  ojson j = StatsToJson(s);
+  EXPECT_EQ(j["latency_p50"], 10);
+  EXPECT_EQ(j["latency_p99"], 100);
+  EXPECT_EQ(j["retries_per_acquisition"], 1.0);
+  EXPECT_EQ(j["commands_per_acquisition"], 3.5);
+  EXPECT_EQ(j["throughput_per_s"], 2.0);
+}
+
+TEST(AcquisitionStats, NoAcquisitionGivesNullFigures) {
+  History h;
+  ojson j = StatsToJson(ComputeAcquisitionStats(h, Nanos(0)));
+  EXPECT_EQ(j["acquisitions"], 0);
+  EXPECT_TRUE(j["latency_p50"].is_null());
+  EXPECT_TRUE(j["throughput_per_s"].is_null());
+}
+
+TEST(AcquisitionStats, PercentileIsNearestRank) {
+  std::vector<int64_t> v;
+  for (int i = 1; i <= 100; ++i) v.push_back(i);
+  EXPECT_EQ(Percentile(v, 50), 50);
+  EXPECT_EQ(Percentile(v, 99), 99);
+  EXPECT_EQ(Percentile({7}, 99), 7);
+  EXPECT_EQ(Percentile({}, 50), 0);
+}
+
+TEST(Compare, WorstVerdictWinsAndUnknownVerdictsRankAboveSafe) {
+  CompareCell c;
+  c.runs = {CellRun{1, "safe", 0, true}, CellRun{2, "degraded", 0, true},
+            CellRun{3, "deadlock", 0, false}, CellRun{4, "mystery", 0, std::nullopt}};
+  EXPECT_EQ(c.Verdict(), "deadlock");
+  EXPECT_EQ(c.ExpectationMet(), false);
+  EXPECT_GT(VerdictRank("mystery"), VerdictRank("safe"));
+  EXPECT_LT(VerdictRank("mystery"), VerdictRank("degraded"));
+  EXPECT_LT(VerdictRank("violated"), VerdictRank("violated") + 1);
+  EXPECT_GT(VerdictRank("violated"), VerdictRank("deadlock"));
+}
+
+TEST(Compare, CellsAreScenarioTimesAlgorithmWithLimitersKeptApart) {
+  const CompareResult& r = SmallCompare();
+  ASSERT_EQ(r.cells.size(), 6u);
+  EXPECT_EQ(r.cells[0].algorithm, "set-nx-px");
+  EXPECT_EQ(r.cells[0].Verdict(), "violated");
+  EXPECT_EQ(r.cells[0].ExpectationMet(), true);
+  EXPECT_TRUE(r.cells[0].counterexample.has_value());
+  EXPECT_EQ(r.cells[1].Verdict(), "safe");
+  EXPECT_FALSE(r.cells[1].counterexample.has_value());
+  EXPECT_EQ(r.cells[2].Verdict(), "skipped");  // rate-limit-lua on a lock scenario
+  EXPECT_EQ(r.cells[3].Verdict(), "skipped");  // set-nx-px on the limiter's
+  EXPECT_EQ(r.cells[5].Verdict(), "safe");
+}
+
+TEST(Compare, UnknownAlgorithmNamesTheOption) {
+  CompareOptions o;
+  o.algorithms = {"nope"};
+  o.scenario_paths = {ScenarioPath("f01-pause-past-ttl")};
+  try {
+    RunCompare(o);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--algorithms: unknown algorithm \"nope\""),
+              std::string::npos);
+  }
+}
+
+TEST(ResultsJson, IsVersionedAndByteIdenticalAcrossRuns) {
+  const ojson& j = SmallJson();
+  EXPECT_EQ(j["schema"], "locksim-compare");
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["summary"]["run"], 3);
+  EXPECT_EQ(j["summary"]["skipped"], 3);
+  EXPECT_EQ(j["summary"]["by_verdict"]["violated"], 1);
+  EXPECT_EQ(j["summary"]["as_expected"], 3);
+  const ojson& cell = j["cells"][0];
+  EXPECT_EQ(cell["id"], "f01-pause-past-ttl--set-nx-px");
+  EXPECT_EQ(cell["overlaps"], ojson::array({"A/B"}));
+  EXPECT_TRUE(cell["expected"]["met"].get<bool>());
+  EXPECT_TRUE(cell["counterexample"].contains("history"));
+  EXPECT_EQ(cell["figures"]["acquisitions"], 2);
+  EXPECT_EQ(j["variants"][0]["algorithm"], "set-nx-px");
+
+  CompareOptions o;
+  o.algorithms = {"set-nx-px", "setnx-simple", "rate-limit-lua"};
+  o.scenario_paths = {ScenarioPath("f01-pause-past-ttl"), ScenarioPath("w05-rate-limit")};
+  EXPECT_EQ(CompareToJson(RunCompare(o)).dump(2), j.dump(2));
+}
+
+TEST(ResultsJson, ParseRoundTripsAndNamesWhatIsWrong) {
+  const std::string text = SmallJson().dump(2);
+  EXPECT_EQ(ParseResultsJson(text, "r.json"), SmallJson());
+  auto message = [](const std::string& t) {
+    try {
+      ParseResultsJson(t, "r.json");
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("{").find("r.json: not JSON"), std::string::npos);
+  EXPECT_NE(message(R"({"schema": "other"})").find("r.json: $.schema: expected"),
+            std::string::npos);
+  ojson j = SmallJson();
+  j["schema_version"] = 99;
+  EXPECT_NE(message(j.dump()).find("$.schema_version: this locksim reads version 1, got 99"),
+            std::string::npos);
+  j = SmallJson();
+  j["cells"][1].erase("verdict");
+  EXPECT_NE(message(j.dump()).find("r.json: $.cells[1].verdict: missing"), std::string::npos);
+}
+
+TEST(HtmlReport, HasTheMatrixLinksEveryFailedCellAndDrawsItsTimeline) {
+  const std::string html = RenderHtmlReport(SmallJson());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("<table class=\"matrix\""), std::string::npos);
+  EXPECT_NE(html.find("href=\"#cell-f01-pause-past-ttl--set-nx-px\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"cell-f01-pause-past-ttl--set-nx-px\""), std::string::npos);
+  EXPECT_EQ(Count(html, "<svg class=\"timeline\""), 1u);
+  EXPECT_NE(html.find("VIOLATED 1"), std::string::npos);
+  EXPECT_NE(html.find("class=\"v-safe\""), std::string::npos);
+  EXPECT_NE(html.find("A and B both held lock:resource"), std::string::npos);
+  // Self-contained: no script, nothing fetched.
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("src="), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_EQ(html.find("@import"), std::string::npos);
+}
+
+TEST(HtmlReport, UnknownVerdictsGetTheNeutralColour) {
+  ojson j = SmallJson();
+  j["cells"][1]["verdict"] = "starved";
+  const std::string html = RenderHtmlReport(j);
+  EXPECT_NE(html.find("<td class=\"v-other\"><span class=\"cell\""), std::string::npos);
+  EXPECT_NE(html.find("STARVED"), std::string::npos);
+}
+
+TEST(HtmlReport, EscapesWhatItQuotes) {
+  ojson j = SmallJson();
+  j["scenarios"][0]["description"] = "<b>\"x\" & 'y'</b>";
+  const std::string html = RenderHtmlReport(j);
+  EXPECT_EQ(html.find("<b>\"x\""), std::string::npos);
+  EXPECT_NE(html.find("&lt;b&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/b&gt;"), std::string::npos);
+}
+
+// A run as the lead's history will record it: node state ops, faults other
+// than pause, threads of a process.
+ojson HandMadeRun() {
+  auto op = [](int64_t i, int64_t t, const std::string& p, const std::string& type,
+               const std::string& f, const std::string& value) {
+    return ojson{{"index", i}, {"time", t}, {"process", p}, {"type", type}, {"f", f},
+                 {"value", value}};
+  };
+  const int64_t s = 1'000'000'000;
+  ojson h = ojson::array();
+  h.push_back(op(0, 0, "A.1", "invoke", "acquire", "lock:x"));
+  h.push_back(op(1, 1 * s, "A.1", "ok", "acquire", "lock:x"));
+  h.push_back(op(2, 1 * s, "redis0", "info", "state", "lock:x = \"tok-A\" pttl 5000"));
+  h.push_back(op(3, 1 * s, "A.1", "invoke", "cs", "lock:x"));
+  h.push_back(op(4, 2 * s, "nemesis", "info", "pause", "A for 8s"));
+  h.push_back(op(5, 3 * s, "nemesis", "info", "crash", "redis0"));
+  h.push_back(op(6, 3 * s, "redis0", "info", "state", "lock:x absent"));
+  h.push_back(op(7, 4 * s, "B", "invoke", "acquire", "lock:x"));
+  h.push_back(op(8, 4 * s, "B", "ok", "acquire", "lock:x"));
+  h.push_back(op(9, 4 * s, "B", "invoke", "cs", "lock:x"));
+  h.push_back(op(10, 4 * s, "redis0", "ok", "state", "lock:x = \"tok-B\" pttl 5000"));
+  h.back()["subject"] = "B";
+  h.push_back(op(11, 5 * s, "nemesis", "info", "clock", "redis0 +5s"));
+  h.push_back(op(12, 10 * s, "nemesis", "info", "resume", "A"));
+  h.push_back(op(13, 11 * s, "A.1", "ok", "cs", "lock:x"));
+  h.push_back(op(14, 6 * s, "redis1", "ok", "state", "lock:x = {A.1: 1} no ttl"));
+  h.push_back(op(15, 7 * s, "B", "invoke", "redis", "SET lock:y tok-B-123456 NX PX 5000"));
+  h.push_back(op(16, 7 * s, "redis2", "ok", "state", "lock:y = \"tok-B-123456\" pttl 5000"));
+  return ojson{{"scenario", "hand-made"},
+               {"algorithm", "x"},
+               {"violations",
+                ojson::array({ojson{{"text", "A.1 and B both held lock:x"},
+                                    {"overlap", {{"start", 4 * s}, {"end", 11 * s}}}},
+                              ojson{{"kind", "foreign-write"},
+                                    {"writer", "B"},
+                                    {"overlap", {{"start", 4 * s}, {"end", 4 * s}}},
+                                    {"state", {{"time", 4 * s}}}}})},
+               {"liveness",
+                {{"deadlock", true},
+                 {"longest_stall", {{"start", 3 * s}, {"end", 4 * s}}},
+                 {"text", "nobody held the lock for 1s"}}},
+               {"stats", {{"end", 12 * s}}},
+               {"history", h}};
+}
+
+TEST(SvgTimeline, DrawsLanesFaultsPausesNodeStateAndTheOverlap) {
+  const std::string svg = RenderTimelineSvg(HandMadeRun(), "t1");
+  EXPECT_EQ(svg.rfind("<svg class=\"timeline\"", 0), 0u);
+  EXPECT_NE(svg.find(">A.1</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">B</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">redis0</text>"), std::string::npos);
+  // A crashed node is down until it restarts (here: to the end).
+  EXPECT_EQ(Count(svg, "<rect class=\"down\""), 1u);
+  EXPECT_NE(svg.find("redis0 down (crashed), 3s \xE2\x86\x92 12s"), std::string::npos);
+  // Faults the writer has never heard of are labelled markers.
+  EXPECT_NE(svg.find(">crash redis0</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">clock redis0 +5s</text>"), std::string::npos);
+  // The pause of process A hatches its thread's lane, not B's.
+  EXPECT_EQ(Count(svg, "class=\"pause\""), 1u);
+  EXPECT_NE(svg.find("fill=\"url(#hatch-t1)\""), std::string::npos);
+  EXPECT_EQ(Count(svg, "class=\"overlap\""), 1u);
+  // Two owners on redis0, the absent stretch left empty; the first lease's
+  // TTL end (6s) falls after the crash, so only tok-B's (9s) shows there.
+  EXPECT_EQ(Count(svg, "class=\"keyval\""), 4u);
+  EXPECT_NE(svg.find(">tok-A</text>"), std::string::npos);
+  EXPECT_EQ(Count(svg, "class=\"expiry\""), 2u);  // tok-B's at 9s, redis2's at 12s
+  EXPECT_NE(svg.find("TTL runs out at 9s"), std::string::npos);
+  EXPECT_NE(svg.find("TTL runs out at 12s"), std::string::npos);
+  // Who wrote the key: the op's subject (redis0), else the client whose
+  // command carried the value (redis2); a hash value with no TTL.
+  EXPECT_EQ(Count(svg, ">B</text>"), 3u);
+  EXPECT_EQ(svg.find(">tok-B-123456</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">{A.1: 1}, no TTL</text>"), std::string::npos);
+  // A violating write marked where it happened; the stall shaded.
+  EXPECT_NE(svg.find(">foreign-write by B</text>"), std::string::npos);
+  EXPECT_NE(svg.find("<rect class=\"stall\""), std::string::npos);
+  EXPECT_NE(svg.find("nobody held the lock for 1s"), std::string::npos);
+  // B's critical section is open at the end of the run: drawn to the end.
+  EXPECT_NE(svg.find("B in the critical section, 4s \xE2\x86\x92 12s"), std::string::npos);
+}
+
+TEST(SvgTimeline, ACrashEndsWhatTheClientWasDoingUntilItRestarts) {
+  const int64_t s = 1'000'000'000;
+  ojson h = ojson::array();
+  auto op = [&h](int64_t t, const std::string& p, const std::string& type, const std::string& f,
+                 const std::string& v) {
+    h.push_back(ojson{{"index", h.size()}, {"time", t}, {"process", p}, {"type", type},
+                      {"f", f}, {"value", v}});
+  };
+  op(0, "C", "invoke", "acquire", "lock:x");
+  op(2 * s, "nemesis", "info", "crash", "C");
+  op(5 * s, "nemesis", "info", "restart", "C");
+  const ojson run = {{"violations", ojson::array()}, {"stats", {{"end", 10 * s}}}, {"history", h}};
+  const std::string svg = RenderTimelineSvg(run, "t2");
+  EXPECT_NE(svg.find("C trying to acquire, 0s \xE2\x86\x92 2s"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("C down (crashed), 2s \xE2\x86\x92 5s"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">crash C</text>"), std::string::npos);
+  EXPECT_NE(svg.find(">restart C</text>"), std::string::npos);
+}
+
+TEST(SvgTimeline, ShortDurations) {
+  EXPECT_EQ(ShortDuration(0), "0s");
+  EXPECT_EQ(ShortDuration(250'000'000), "250ms");
+  EXPECT_EQ(ShortDuration(1'500'000'000), "1.5s");
+  EXPECT_EQ(ShortDuration(90'000'000'000), "1m30s");
+  EXPECT_EQ(ShortDuration(1'234), "1.23\xC2\xB5s");
+}
+
+TEST(MarkdownReport, MatrixRowPerVariantAndWhatFailed) {
+  const std::string md = RenderMarkdownSummary(SmallJson());
+  EXPECT_NE(md.find("| scenario | `set-nx-px` | `setnx-simple` | `rate-limit-lua` |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| f01-pause-past-ttl | **VIOLATED 1** \xE2\x9C\x93 | SAFE \xE2\x9C\x93 | n/a |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| w05-rate-limit | n/a | n/a | SAFE \xE2\x9C\x93 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("### What failed (1)"), std::string::npos);
+  EXPECT_EQ(EscapeMarkdownCell("a|b\nc"), "a\\|b c");
+}
+
+TEST(JunitReport, OneCasePerCellViolationsFailLimiterMismatchesSkip) {
+  const std::string xml = RenderJunit(SmallJson());
+  EXPECT_EQ(xml.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0), 0u);
+  EXPECT_NE(xml.find("<testsuites name=\"locksim compare\" tests=\"6\" failures=\"1\" errors=\"0\" "
+                     "skipped=\"3\""),
+            std::string::npos);
+  EXPECT_EQ(Count(xml, "<testcase "), 6u);
+  EXPECT_NE(xml.find("<failure type=\"violated\" message=\"VIOLATED 1 (as expected): A and B both "
+                     "held lock:resource"),
+            std::string::npos);
+  EXPECT_NE(xml.find("replay: locksim run "), std::string::npos);
+  EXPECT_EQ(EscapeXml("a<b>&\"'\x01"), "a&lt;b&gt;&amp;&quot;&#39;\xEF\xBF\xBD");
+}
+
+TEST(TerminalTable, ShortHeadsAndColourOnlyWhenAsked) {
+  const std::string plain = RenderTerminalTable(SmallJson(), false);
+  EXPECT_EQ(plain.find('\x1b'), std::string::npos);
+  EXPECT_NE(plain.find("variant         f01          w05"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("set-nx-px       VIOLATED 1   n/a"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("f01             f01-pause-past-ttl\n"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("3 of 3 expectations met"), std::string::npos);
+  const std::string coloured = RenderTerminalTable(SmallJson(), true);
+  EXPECT_NE(coloured.find("\x1b[1;31mVIOLATED 1"), std::string::npos);
+}
+
+// Every bundled scenario: wider than a terminal, and some cells run with
+// their expectation's own faults.
+TEST(TerminalTable, ShortLabelsWhenTheFullOnesWouldNotFit) {
+  CompareOptions o;
+  o.scenario_paths = {std::string(LOCKSIM_SOURCE_DIR) + "/scenarios"};
+  const CompareResult result = RunCompare(o);
+  const ojson j = CompareToJson(result);
+  if (j["scenarios"].size() < 12) GTEST_SKIP() << "few scenarios: the full labels fit";
+  const std::string table = RenderTerminalTable(j, false);
+  EXPECT_NE(table.find("key: ok safe, Vn violated"), std::string::npos) << table;
+  std::istringstream lines(table);
+  std::string line;
+  std::getline(lines, line);  // the heads
+  EXPECT_LE(line.size(), 140u) << line;
+  EXPECT_EQ(j["summary"]["not_as_expected"], 0) << RenderMarkdownSummary(j);
+}
+
+TEST(ReportText, LabelsAndNotes) {
+  ojson c = {{"verdict", "violated"}, {"violations", 2},
+             {"expected", {{"verdict", "safe"}, {"met", false}}}};
+  EXPECT_EQ(CellLabel(c), "VIOLATED 2");
+  EXPECT_TRUE(CellFailed(c));
+  EXPECT_EQ(ExpectationNote(c), "expected safe");
+  EXPECT_EQ(CellLabel(ojson{{"verdict", "skipped"}, {"skipped", "why"}}), "n/a");
+  EXPECT_EQ(FigureText(ojson(1.5)), "1.5");
+  EXPECT_EQ(FigureText(ojson(nullptr)), "\xE2\x80\x94");
+  EXPECT_EQ(CellAnchor("a b--c/d"), "cell-a_b--c_d");
+}
+
+}  // namespace
+}  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// No JSON Schema validator here: check instead that docs' schema names
+// exactly the fields the writer emits, at the top, in a cell and in figures.
+TEST(ResultsJson, TheDocumentedSchemaNamesEveryFieldWritten) {
+  std::ifstream in(std::string(LOCKSIM_SOURCE_DIR) + "/docs/compare-results.schema.json");
+  ASSERT_TRUE(in) << "docs/compare-results.schema.json";
+  const ojson schema = ojson::parse(in);
+  auto keys_match = [](const ojson& props, const ojson& object, const std::string& where) {
+    for (const auto& [k, v] : object.items()) {
+      EXPECT_TRUE(props.contains(k)) << where << "." << k << " is written but not in the schema";
+    }
+  };
+  auto required_present = [](const ojson& required, const ojson& object, const std::string& where) {
+    for (const ojson& k : required) {
+      EXPECT_TRUE(object.contains(k.get<std::string>())) << where << "." << k << " is required";
+    }
+  };
+  const ojson& j = SmallJson();
+  keys_match(schema["properties"], j, "$");
+  required_present(schema["required"], j, "$");
+  const ojson& cell_schema = schema["$defs"]["cell"];
+  for (const ojson& c : j["cells"]) {
+    keys_match(cell_schema["properties"], c, "cell");
+    required_present(cell_schema["required"], c, "cell");
+  }
+  keys_match(schema["$defs"]["figures"]["properties"], j["variants"][0]["figures"], "figures");
+  required_present(schema["$defs"]["figures"]["required"], j["variants"][0]["figures"], "figures");
+  keys_match(schema["$defs"]["scenario"]["properties"], j["scenarios"][0], "scenario");
+  EXPECT_EQ(schema["properties"]["schema_version"]["const"], kCompareSchemaVersion);
+}
+
+}  // namespace
+}  // namespace locksim

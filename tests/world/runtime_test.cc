@@ -1,0 +1,268 @@
+#include "sim/world/runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "sim/world/process_env.h"
+#include "sim/core/signal.h"
+#include "sim/world/virtual_world.h"
+#include "sim/core/when_all.h"
+
+namespace locksim {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// Coroutines are free functions taking pointers: a capturing lambda coroutine
+// would outlive its closure, since tasks are lazy.
+Task<void> Noop() { co_return; }
+
+Task<void> SleepThenRecord(ProcessEnv* env, Runtime* w, Nanos d, Nanos* woke) {
+  co_await env->SleepFor(d);
+  *woke = w->Now();
+}
+
+Task<void> ReadClock(ProcessEnv* env, Nanos* seen) {
+  *seen = env->Now();
+  co_return;
+}
+
+Task<void> SetThenGet(ProcessEnv* env, Runtime* w, std::vector<Reply>* replies,
+                      Nanos* done_at) {
+  Command set = {"SET", "k", "v"}, get = {"GET", "k"};
+  replies->push_back(co_await env->Call(0, set));
+  replies->push_back(co_await env->Call(0, get));
+  *done_at = w->Now();
+}
+
+TEST(RuntimeTest, EventsRunInTimeOrderAndTiesInFifoOrder) {
+  VirtualWorld w({});
+  int p = w.AddProcess("A");
+  std::vector<std::string> log;
+  w.At(milliseconds(20), p, [&] { log.push_back("20a"); });
+  w.At(milliseconds(10), p, [&] { log.push_back("10"); });
+  w.At(milliseconds(20), p, [&] { log.push_back("20b"); });
+  w.At(milliseconds(20), p, [&] { log.push_back("20c"); });
+  w.Spawn(p, milliseconds(30), Noop());
+  w.Run(seconds(1));
+  EXPECT_EQ(log, (std::vector<std::string>{"10", "20a", "20b", "20c"}));
+}
+
+TEST(RuntimeTest, VirtualTimeJumpsWithoutWaiting) {
+  VirtualWorld w({});
+  int p = w.AddProcess("A");
+  ProcessEnv env(&w, p);
+  Nanos woke{0};
+  w.Spawn(p, Nanos(0), SleepThenRecord(&env, &w, std::chrono::hours(24 * 365), &woke));
+  w.Run(std::chrono::hours(24 * 366));
+  EXPECT_EQ(woke, std::chrono::hours(24 * 365));
+}
+
+TEST(RuntimeTest, PausedProcessRunsNothingUntilThePauseEnds) {
+  VirtualWorld w({});
+  int a = w.AddProcess("A");
+  int b = w.AddProcess("B");
+  std::vector<std::pair<std::string, Nanos>> log;
+  w.At(milliseconds(5), w.nemesis(), [&] { w.Pause(a, milliseconds(100)); });
+  w.At(milliseconds(10), a, [&] { log.push_back({"a1", w.Now()}); });
+  w.At(milliseconds(20), b, [&] { log.push_back({"b", w.Now()}); });
+  w.At(milliseconds(30), a, [&] { log.push_back({"a2", w.Now()}); });
+  w.Spawn(b, milliseconds(200), Noop());
+  w.Run(seconds(1));
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log[0], (std::pair<std::string, Nanos>{"b", milliseconds(20)}));
+  // Both of A's events wait for the pause and keep their order.
+  EXPECT_EQ(log[1], (std::pair<std::string, Nanos>{"a1", milliseconds(100)}));
+  EXPECT_EQ(log[2], (std::pair<std::string, Nanos>{"a2", milliseconds(100)}));
+}
+
+TEST(RuntimeTest, EventsDeferredByAPauseRunBeforeThoseDueWhenItEnds) {
+  VirtualWorld w({});
+  const int a = w.AddProcess("A");
+  std::vector<std::string> log;
+  w.At(milliseconds(20), a, [&] { log.push_back("due at the end"); });  // scheduled first
+  w.At(milliseconds(5), a, [&] { log.push_back("due during"); });
+  w.At(milliseconds(1), w.nemesis(), [&] { w.Pause(a, milliseconds(20)); });
+  w.Spawn(a, milliseconds(30), Noop());
+  w.Run(seconds(1));
+  EXPECT_EQ(log, (std::vector<std::string>{"due during", "due at the end"}));
+}
+
+TEST(RuntimeTest, ClientClockFollowsOffsetAndDrift) {
+  VirtualWorld w({});
+  int p = w.AddProcess("A");
+  w.SetClock(p, ProcessClock{seconds(3), 1000});  // +3s, runs 0.1% fast
+  ProcessEnv env(&w, p);
+  Nanos seen{0};
+  w.Spawn(p, seconds(10), ReadClock(&env, &seen));
+  w.Run(seconds(20));
+  EXPECT_EQ(seen, kVirtualEpoch + seconds(10) + seconds(3) + milliseconds(10));
+}
+
+TEST(RuntimeTest, ChangingDriftMidRunDoesNotMakeTheClockJump) {
+  VirtualWorld w({});
+  int p = w.AddProcess("A");
+  w.SetClock(p, ProcessClock{Nanos(0), 100});  // 100 ppm fast from t=0
+  Nanos before{0}, after{0};
+  w.At(std::chrono::hours(1), w.nemesis(), [&] {
+    before = w.LocalNow(p);
+    w.SetClock(p, ProcessClock{Nanos(0), 0});  // drift stops
+    after = w.LocalNow(p);
+  });
+  Nanos later{0};
+  w.At(std::chrono::hours(2), w.nemesis(), [&] { later = w.LocalNow(p); });
+  w.Spawn(p, std::chrono::hours(3), Noop());
+  w.Run(std::chrono::hours(4));
+  EXPECT_EQ(before, after);
+  EXPECT_EQ(before, kVirtualEpoch + std::chrono::hours(1) + milliseconds(360));
+  EXPECT_EQ(later, kVirtualEpoch + std::chrono::hours(2) + milliseconds(360));
+}
+
+TEST(RuntimeTest, CommandsReachTheVirtualNodeAndRepliesComeBack) {
+  VirtualWorld w({.seed = 7, .nodes = 1, .latency_min = milliseconds(1),
+                  .latency_max = milliseconds(1)});
+  int p = w.AddProcess("A");
+  ProcessEnv env(&w, p);
+  std::vector<Reply> replies;
+  Nanos done_at{0};
+  w.Spawn(p, Nanos(0), SetThenGet(&env, &w, &replies, &done_at));
+  w.Run(seconds(1));
+  ASSERT_EQ(replies.size(), 2u);
+  EXPECT_TRUE(replies[0].IsOk());
+  EXPECT_EQ(replies[1], Reply::String("v"));
+  EXPECT_EQ(done_at, milliseconds(4));  // two round trips of 2 x 1ms
+  // Both commands and both replies are in the history.
+  int redis_ops = 0;
+  for (const Op& op : w.history().ops()) redis_ops += op.f == OpF::kRedis;
+  EXPECT_EQ(redis_ops, 4);
+}
+
+Task<void> SleepLog(ProcessEnv* env, Runtime* w, Nanos d, std::vector<Nanos>* woke) {
+  co_await env->SleepFor(d);
+  woke->push_back(w->Now());
+}
+
+TEST(RuntimeTest, APauseStopsEveryThreadOfTheProcess) {
+  VirtualWorld w({});
+  const int p = w.AddProcess("A");
+  ProcessEnv t1(&w, p, w.AddThread(p, "A.1"), 1);
+  ProcessEnv t2(&w, p, w.AddThread(p, "A.2"), w.NextThreadId(p));
+  std::vector<Nanos> woke;
+  w.Spawn(p, Nanos(0), SleepLog(&t1, &w, milliseconds(10), &woke));
+  w.Spawn(p, Nanos(0), SleepLog(&t2, &w, milliseconds(20), &woke));
+  w.At(milliseconds(5), w.nemesis(), [&] { w.Pause(p, milliseconds(50)); });
+  w.Run(seconds(1));
+  EXPECT_EQ(woke, (std::vector<Nanos>{milliseconds(50), milliseconds(50)}));
+  EXPECT_EQ(t2.ThreadId(), 2);
+}
+
+Task<void> WaitAndLog(ProcessEnv* env, Runtime* w, Signal* s, Nanos timeout,
+                      std::vector<std::pair<bool, Nanos>>* log) {
+  const bool notified = co_await env->WaitFor(*s, timeout);
+  log->push_back({notified, w->Now()});
+}
+
+TEST(RuntimeTest, WaitForReturnsOnNotifyOrTimeoutAndRespectsPauses) {
+  VirtualWorld w({});
+  const int a = w.AddProcess("A");
+  const int b = w.AddProcess("B");
+  ProcessEnv ea(&w, a), eb(&w, b);
+  Signal signal;
+  std::vector<std::pair<bool, Nanos>> log_a, log_b;
+  w.Spawn(a, Nanos(0), WaitAndLog(&ea, &w, &signal, seconds(1), &log_a));
+  w.Spawn(b, Nanos(0), WaitAndLog(&eb, &w, &signal, milliseconds(30), &log_b));
+  // B times out at 30ms; A is paused from 40ms to 100ms and notified at 60ms:
+  // it wakes when the pause ends.
+  w.At(milliseconds(40), w.nemesis(), [&] { w.Pause(a, milliseconds(100)); });
+  w.At(milliseconds(60), w.nemesis(), [&] { signal.NotifyAll(); });
+  w.Run(seconds(2));
+  EXPECT_EQ(log_b, (std::vector<std::pair<bool, Nanos>>{{false, milliseconds(30)}}));
+  EXPECT_EQ(log_a, (std::vector<std::pair<bool, Nanos>>{{true, milliseconds(100)}}));
+}
+
+Task<void> Forever(Env* env) {
+  for (;;) {
+    Command ping = {"PING"};
+    co_await env->Call(0, ping);
+    co_await env->SleepFor(milliseconds(100));
+  }
+}
+
+Task<void> StartsADaemon(ProcessEnv* env) {
+  env->StartThread("watchdog", [](Env& e) { return Forever(&e); });
+  co_await env->SleepFor(milliseconds(250));
+}
+
+TEST(RuntimeTest, BackgroundThreadsRecordUnderTheirNameAndDoNotKeepTheRunGoing) {
+  VirtualWorld w({});
+  const int p = w.AddProcess("A");
+  ProcessEnv env(&w, p);
+  w.Spawn(p, Nanos(0), StartsADaemon(&env));
+  w.Run(std::chrono::hours(1));
+  EXPECT_LT(w.Now(), seconds(1));  // the run ended with the main thread
+  int pings = 0;
+  for (const Op& op : w.history().ops()) {
+    if (op.type == OpType::kInvoke && w.history().name(op.process) == "A:watchdog") ++pings;
+  }
+  EXPECT_EQ(pings, 3);  // at 0, 100 and 200 ms
+  EXPECT_EQ(env.commands_sent(), 3);
+}
+
+TEST(RuntimeDeathTest, SchedulingInThePastAbortsWithTheReplayCommand) {
+  EXPECT_DEATH(
+      {
+        VirtualWorld w({.seed = 99});
+        w.SetReplayHint("locksim run x.json --seed 99");
+        int p = w.AddProcess("A");
+        w.At(milliseconds(10), p, [&] { w.At(milliseconds(5), p, [] {}); });
+        w.Spawn(p, milliseconds(20), Noop());
+        w.Run(seconds(1));
+      },
+      "invariant broken.*\n.*seed: 99\n.*replay: locksim run x.json --seed 99");
+}
+
+
+// One SET to each node, all at once (WhenAll) or one after another.
+Task<void> SetOnEveryNode(ProcessEnv* env, Runtime* w, bool parallel, std::vector<Reply>* replies,
+                          Nanos* elapsed) {
+  const Nanos start = w->Now();
+  const Command set = {"SET", "k", "v"};
+  if (parallel) {
+    std::vector<Task<Reply>> calls;
+    for (int node = 0; node < env->NodeCount(); ++node) calls.push_back(env->Call(node, set));
+    *replies = co_await WhenAll(std::move(calls));
+  } else {
+    for (int node = 0; node < env->NodeCount(); ++node) {
+      replies->push_back(co_await env->Call(node, set));
+    }
+  }
+  *elapsed = w->Now() - start;
+}
+
+TEST(RuntimeTest, WhenAllCallsToEveryNodeTakeOneRoundTrip) {
+  for (bool parallel : {true, false}) {
+    VirtualWorld::Options o;
+    o.nodes = 5;
+    o.latency_min = o.latency_max = milliseconds(1);
+    VirtualWorld w(o);
+    int p = w.AddProcess("A");
+    ProcessEnv env(&w, p);
+    std::vector<Reply> replies;
+    Nanos elapsed{0};
+    w.Spawn(p, Nanos(0), SetOnEveryNode(&env, &w, parallel, &replies, &elapsed));
+    w.Run(seconds(1));
+    ASSERT_EQ(replies.size(), 5u) << parallel;
+    for (const Reply& r : replies) EXPECT_TRUE(r.IsOk()) << parallel;
+    for (int node = 0; node < 5; ++node) {
+      EXPECT_EQ(w.node(w.MasterOf(node)).Execute(Command{"GET", "k"}, 0), Reply::String("v"));
+    }
+    // 1 ms each way: one round trip in parallel, five one after another.
+    EXPECT_EQ(elapsed, parallel ? milliseconds(2) : milliseconds(10)) << parallel;
+  }
+}
+
+}  // namespace
+}  // namespace locksim
