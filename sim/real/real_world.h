@@ -22,11 +22,11 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/persistence.h"
 #include "sim/world/cluster.h"
 #include "sim/real/proxy.h"
 #include "sim/real/redis_server.h"
 #include "sim/world/runtime.h"
-#include "sim/vredis/server.h"
 
 struct redisAsyncContext;
 

@@ -131,11 +131,6 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
   std::vector<std::unique_ptr<Lock>> locks;
   std::vector<std::unique_ptr<Limiter>> limiters;
   std::unique_ptr<Runtime> world;
-  const Persistence persistence =
-      s.redis.persistence == "aof-always"     ? Persistence::kAofAlways
-      : s.redis.persistence == "aof-everysec" ? Persistence::kAofEverySec
-      : s.redis.persistence == "rdb"          ? Persistence::kRdb
-                                              : Persistence::kNone;
   RealWorld* real_world_ptr = nullptr;
   std::map<int, AdapterLock*> adapter_of;  // client process -> its adapter, if any
   if (options.backend == Backend::kVirtual) {
@@ -146,7 +141,7 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
     v.latency_max = s.network.latency_max;
     v.replicas = s.redis.replicas;
     v.replication_lag = s.redis.replication_lag;
-    v.persistence = persistence;
+    v.persistence = s.redis.persistence;
     v.rdb_interval = s.redis.rdb_interval;
     auto virtual_world = std::make_unique<VirtualWorld>(v);
     virtual_world->WatchKeys({lock_config.key});
@@ -157,7 +152,7 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
     real.nodes = s.nodes;
     real.replicas = s.redis.replicas;
     real.replication_lag = s.redis.replication_lag;
-    real.persistence = persistence;
+    real.persistence = s.redis.persistence;
     real.rdb_interval = s.redis.rdb_interval;
     real.redis_server = options.redis_server;
     auto real_world = std::make_unique<RealWorld>(real);

@@ -487,11 +487,15 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
     r.Integer("replicas", &replicas, 0, 8);
     s.redis.replicas = static_cast<int>(replicas);
     r.Duration("replication_lag", &s.redis.replication_lag);
-    r.String("persistence", &s.redis.persistence);
-    if (s.redis.persistence != "none" && s.redis.persistence != "aof-always" &&
-        s.redis.persistence != "aof-everysec" && s.redis.persistence != "rdb") {
-      r.Fail(r.Path("persistence"), "expected one of none, aof-always, aof-everysec, rdb, got \"" +
-                                        s.redis.persistence + "\"");
+    if (r.Has("persistence")) {
+      std::string name;
+      r.String("persistence", &name);
+      const std::optional<Persistence> p = ParsePersistence(name);
+      if (!p) {
+        r.Fail(r.Path("persistence"),
+               "expected one of none, aof-always, aof-everysec, rdb, got \"" + name + "\"");
+      }
+      s.redis.persistence = *p;
     }
     r.Duration("rdb_interval", &s.redis.rdb_interval);
   }

@@ -13,6 +13,7 @@
 
 #include "lockimpls/lock.h"
 #include "sim/check/workload.h"
+#include "sim/core/persistence.h"
 #include "sim/core/time.h"
 
 namespace locksim {
@@ -97,7 +98,7 @@ struct LivenessSpec {
 struct RedisSpec {
   int replicas = 0;                                  // per node, asynchronous
   Nanos replication_lag = std::chrono::milliseconds(1);
-  std::string persistence = "none";  // none, aof-always, aof-everysec, rdb
+  Persistence persistence = Persistence::kNone;
   Nanos rdb_interval = std::chrono::seconds(60);
 };
 

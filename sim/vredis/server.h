@@ -27,20 +27,13 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/persistence.h"
 #include "sim/core/random.h"
 #include "sim/core/reply.h"
 
 namespace locksim {
 
 class LuaScripting;
-
-// What survives a crash (redis.conf appendonly / appendfsync / save).
-enum class Persistence {
-  kNone,         // no AOF, no RDB: a restart starts empty
-  kAofAlways,    // appendfsync always: every acknowledged write survives
-  kAofEverySec,  // appendfsync everysec: writes since the last fsync are lost
-  kRdb,          // snapshots every rdb_interval_ms: writes since the last one are lost
-};
 
 class VirtualRedis {
  public:
