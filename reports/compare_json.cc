@@ -59,9 +59,9 @@ ojson ScenarioToJson(const Scenario& s) {
 
 ojson ExpectedToJson(const Expectation& x, bool met) {
   ojson e;
-  e["verdict"] = x.verdict;
+  e["verdict"] = VerdictName(x.verdict);
   if (x.has_overlaps) e["overlaps"] = x.overlaps;
-  if (!x.kinds.empty()) e["kinds"] = x.kinds;
+  if (!x.kinds.empty()) e["kinds"] = ViolationKindNames(x.kinds);
   if (x.invariant_holds) e["invariant"] = *x.invariant_holds ? "holds" : "broken";
   e["met"] = met;
   return e;
@@ -73,18 +73,18 @@ ojson CellToJson(const CompareResult& result, const CompareCell& c) {
   j["scenario"] = s.name;
   j["algorithm"] = c.algorithm;
   j["id"] = s.name + "--" + c.algorithm;
-  j["verdict"] = c.Verdict();
+  j["verdict"] = c.VerdictText();
   if (!c.skipped.empty()) {
     j["skipped"] = c.skipped;
     return j;
   }
   j["violations"] = c.Violations();
   int64_t seeds_failed = 0;
-  for (const CellRun& r : c.runs) seeds_failed += r.verdict != "safe";
+  for (const CellRun& r : c.runs) seeds_failed += r.verdict != Verdict::kSafe;
   j["seeds_not_safe"] = seeds_failed;
   const RunResult* shown = c.Shown();
   if (c.overrides) j["overrides"] = true;
-  j["kinds"] = shown->Kinds();
+  j["kinds"] = ViolationKindNames(shown->Kinds());
   j["overlaps"] = shown->OverlapPairs();
   // The scenario's expectation for this algorithm id (an entry under a
   // label is not the cell's).
@@ -101,7 +101,7 @@ ojson CellToJson(const CompareResult& result, const CompareCell& c) {
   for (const CellRun& r : c.runs) {
     ojson rj;
     rj["seed"] = r.seed;
-    rj["verdict"] = r.verdict;
+    rj["verdict"] = VerdictName(r.verdict);
     rj["violations"] = r.violations;
     if (r.expectation_met) rj["expectation_met"] = *r.expectation_met;
     runs.push_back(rj);
@@ -145,7 +145,7 @@ ojson CompareToJson(const CompareResult& result) {
   for (const CompareCell& c : result.cells) {
     if (!c.skipped.empty()) continue;
     ++run;
-    const std::string v = c.Verdict();
+    const std::string v(c.VerdictText());
     by_verdict[v] = by_verdict.value(v, 0) + 1;
     if (auto m = c.ExpectationMet()) {
       ++expected;
@@ -173,7 +173,7 @@ ojson CompareToJson(const CompareResult& result) {
     for (const CompareCell& c : result.cells) {
       if (c.algorithm != algo || !c.skipped.empty()) continue;
       pooled.Merge(c.stats);
-      const std::string v = c.Verdict();
+      const std::string v(c.VerdictText());
       verdicts[v] = verdicts.value(v, 0) + 1;
     }
     ojson vj;

@@ -89,7 +89,7 @@ std::string ForeignWriteCommand(const History& h, const Violation& v) {
 
 std::string DescribeViolation(const RunResult& r, const Violation& v) {
   const History& h = r.history;
-  if (v.kind == "foreign-write") {
+  if (v.kind == ViolationKind::kForeignWrite) {
     const std::string command = ForeignWriteCommand(h, v);
     const Op& state = h.ops()[v.state_index];
     return h.name(v.writer) + "'s " + command + " " +
@@ -116,19 +116,19 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
   j["time_scale"] = r.time_scale.ToString();
   if (!r.scale_note.empty()) j["time_scale_note"] = r.scale_note;
   if (!r.label.empty()) j["label"] = r.label;
-  j["verdict"] = r.verdict();
+  j["verdict"] = VerdictName(r.verdict());
   if (auto met = r.ExpectationMet()) {
     const Expectation& x = *r.expectation();
     ojson e;
-    e["verdict"] = x.verdict;
-    if (!x.kinds.empty()) e["kinds"] = x.kinds;
+    e["verdict"] = VerdictName(x.verdict);
+    if (!x.kinds.empty()) e["kinds"] = ViolationKindNames(x.kinds);
     if (x.has_overlaps) e["overlaps"] = x.overlaps;
     if (x.invariant_holds) e["invariant"] = *x.invariant_holds ? "holds" : "broken";
     e["met"] = *met;
     j["expected"] = e;
   }
   j["overlaps"] = r.OverlapPairs();
-  j["kinds"] = r.Kinds();
+  j["kinds"] = ViolationKindNames(r.Kinds());
   if (!r.unfired.empty()) j["unfired_triggers"] = r.unfired;
   // The business effect, in one sentence, for every violation record.
   std::string effect;
@@ -138,14 +138,14 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
   ojson violations = ojson::array();
   for (const Violation& v : r.check.violations) {
     ojson vj;
-    vj["kind"] = v.kind;
+    vj["kind"] = ViolationKindName(v.kind);
     vj["resource"] = v.resource;
     vj["clients"] = {h.name(v.first.process), h.name(v.second.process)};
     vj["overlap"] = {{"start", v.overlap_start.count()},
                      {"end", v.overlap_end.count()},
                      {"duration", (v.overlap_end - v.overlap_start).count()}};
     vj["text"] = DescribeViolation(r, v);
-    if (v.kind == "foreign-write") {
+    if (v.kind == ViolationKind::kForeignWrite) {
       const Op& state = h.ops()[v.state_index];
       vj["writer"] = h.name(v.writer);
       vj["holder"] = h.name(v.holder);

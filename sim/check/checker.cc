@@ -283,7 +283,7 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
       auto held = holding.find(victim);
       if (held == holding.end()) continue;
       Violation v;
-      v.kind = "foreign-write";
+      v.kind = ViolationKind::kForeignWrite;
       v.resource = key;
       v.state_index = op.index;
       v.writer = op.subject;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sim/core/history.h"
+#include "sim/core/verdict.h"
 
 namespace locksim {
 
@@ -27,7 +28,7 @@ struct CriticalSection {
   bool crashed = false;         // ended by a crash of its process
 };
 
-// Two kinds of violation:
+// Two kinds of violation (sim/core/verdict.h):
 //   mutual-exclusion  two critical sections overlap (first, second);
 //   foreign-write     a client's command changed or deleted the lock value
 //                     another client had written while that client held the
@@ -36,7 +37,7 @@ struct CriticalSection {
 //                     writer's side, `first` the holder's, and
 //                     `state_index` the node's state op that shows it.
 struct Violation {
-  std::string kind = "mutual-exclusion";
+  ViolationKind kind = ViolationKind::kMutualExclusion;
   std::string resource;
   CriticalSection first;   // the section that started first
   CriticalSection second;

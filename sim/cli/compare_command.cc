@@ -212,7 +212,7 @@ int CompareCommand(const std::vector<std::string>& args) {
   bool clean = true;
   for (const CompareCell& c : result.cells) {
     if (!c.skipped.empty()) continue;
-    if (c.Verdict() != "safe" || c.ExpectationMet() == false) clean = false;
+    if (c.Worst() != Verdict::kSafe || c.ExpectationMet() == false) clean = false;
   }
   return clean ? kExitSafe : kExitViolated;
 }

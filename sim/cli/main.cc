@@ -116,7 +116,7 @@ po::variables_map Parse(const std::vector<std::string>& args, po::options_descri
 }
 
 std::string ExpectationText(const Expectation& x) {
-  std::string s = x.verdict;
+  std::string s(VerdictName(x.verdict));
   if (x.has_overlaps) {
     for (size_t i = 0; i < x.overlaps.size(); ++i) s += (i ? "," : " ") + x.overlaps[i];
   }
@@ -125,7 +125,7 @@ std::string ExpectationText(const Expectation& x) {
 }
 
 std::string OutcomeText(const RunResult& r) {
-  std::string s(r.verdict());
+  std::string s(VerdictName(r.verdict()));
   auto pairs = r.OverlapPairs();
   for (size_t i = 0; i < pairs.size(); ++i) s += (i ? "," : " ") + pairs[i];
   if (r.scenario.workload.type != WorkloadSpec::Type::kNone) s += r.effect.holds ? " +inv" : " -inv";
@@ -138,12 +138,12 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
   if (!r.time_scale.IsIdentity()) out << " · time scale " << r.time_scale.ToString();
   out << "\n";
   if (!r.scale_note.empty()) out << "note: " << r.scale_note << "\n";
-  std::string verdict(r.verdict());
+  std::string verdict(VerdictName(r.verdict()));
   for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   out << "verdict: " << verdict;
   if (r.violated() && !r.limiter) {
     size_t overlaps = 0, foreign = 0;
-    for (const Violation& v : r.check.violations) ++(v.kind == "foreign-write" ? foreign : overlaps);
+    for (const Violation& v : r.check.violations) ++(v.kind == ViolationKind::kForeignWrite ? foreign : overlaps);
     out << " (";
     if (overlaps) out << overlaps << " overlapping pair(s)";
     if (overlaps && foreign) out << ", ";

@@ -142,8 +142,9 @@ ojson GenerateFault(const std::string& type, Random& rng, const Cast& cast) {
 std::vector<std::string> Signature(const RunResult& r) {
   std::set<std::string> tokens;
   for (const Violation& v : r.check.violations) {
-    tokens.insert(v.kind == "foreign-write" ? "foreign-write-" + ForeignWriteCommand(r.history, v)
-                                            : v.kind);
+    tokens.insert(v.kind == ViolationKind::kForeignWrite
+                      ? "foreign-write-" + ForeignWriteCommand(r.history, v)
+                      : std::string(ViolationKindName(v.kind)));
   }
   if (!r.effect.holds) tokens.insert("lost-update");
   return {tokens.begin(), tokens.end()};
@@ -403,8 +404,8 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
     }
   }
   ojson expect;
-  expect["verdict"] = std::string(result.verdict());
-  expect["kinds"] = result.Kinds();
+  expect["verdict"] = VerdictName(result.verdict());
+  expect["kinds"] = ViolationKindNames(result.Kinds());
   expect["overlaps"] = result.OverlapPairs();
   expect["invariant"] = result.effect.holds ? "holds" : "broken";
   expect["note"] = "explore kind " + f.kind;

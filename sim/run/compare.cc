@@ -58,21 +58,28 @@ std::string Unsupported(const Scenario& effective, const AlgorithmInfo& algo, Ba
 
 }  // namespace
 
-int VerdictRank(std::string_view v) {
-  if (v == "safe") return 0;
-  if (v == "degraded") return 2;
-  if (v == "deadlock") return 3;
-  if (v == "violated") return 4;
-  return 1;
+int VerdictRank(Verdict v) {
+  switch (v) {
+    case Verdict::kSafe: return 0;
+    case Verdict::kDegraded: return 1;
+    case Verdict::kDeadlock: return 2;
+    case Verdict::kViolated: return 3;
+  }
+  return 3;
 }
 
-std::string CompareCell::Verdict() const {
-  if (runs.empty()) return "skipped";
-  std::string worst = runs.front().verdict;
+std::optional<Verdict> CompareCell::Worst() const {
+  if (runs.empty()) return std::nullopt;
+  Verdict worst = runs.front().verdict;
   for (const CellRun& r : runs) {
     if (VerdictRank(r.verdict) > VerdictRank(worst)) worst = r.verdict;
   }
   return worst;
+}
+
+std::string_view CompareCell::VerdictText() const {
+  const std::optional<Verdict> worst = Worst();
+  return worst ? VerdictName(*worst) : "skipped";
 }
 
 int64_t CompareCell::Violations() const {
@@ -147,12 +154,12 @@ CompareResult RunCompare(const CompareOptions& options, const CompareProgress& p
       RunResult r = RunScenario(s, o);
       CellRun run;
       run.seed = r.seed;
-      run.verdict = std::string(r.verdict());
+      run.verdict = r.verdict();
       run.violations = static_cast<int64_t>(r.check.violations.size());
       run.expectation_met = r.ExpectationMet();
       AcquisitionStats stats = ComputeAcquisitionStats(r.history, r.end);
       cell.stats.Merge(stats);
-      const bool failed = run.verdict != "safe" || run.expectation_met == false;
+      const bool failed = run.verdict != Verdict::kSafe || run.expectation_met == false;
       cell.runs.push_back(run);
       if (failed && !cell.counterexample) {
         cell.counterexample = std::move(r);

@@ -31,7 +31,7 @@ struct CompareOptions {
 
 struct CellRun {
   uint64_t seed = 0;
-  std::string verdict;
+  Verdict verdict = Verdict::kSafe;
   int64_t violations = 0;             // overlapping pairs of sections
   std::optional<bool> expectation_met;  // empty: no expectation
 };
@@ -51,7 +51,10 @@ struct CompareCell {
   // The first run, kept only when no run failed.
   std::optional<RunResult> representative;
 
-  std::string Verdict() const;  // the worst of the runs', "skipped" if none
+  // The worst of the runs' verdicts; nullopt when the cell was skipped.
+  std::optional<Verdict> Worst() const;
+  // Worst()'s name, or "skipped".
+  std::string_view VerdictText() const;
   int64_t Violations() const;   // summed over the runs
   std::optional<bool> ExpectationMet() const;  // every seed met it
   // The run that describes the cell (its overlaps, workload effects): the
@@ -67,9 +70,9 @@ struct CompareResult {
   std::vector<CompareCell> cells;  // scenario-major, algorithms in order
 };
 
-// How bad a verdict is, for taking the worst: safe 0, unknown 1,
-// degraded 2, deadlock 3, violated 4.
-int VerdictRank(std::string_view verdict);
+// How bad a verdict is, for taking the worst: safe 0, degraded 1,
+// deadlock 2, violated 3.
+int VerdictRank(Verdict verdict);
 
 // Called after each run: runs done, runs in all, "scenario · algorithm".
 using CompareProgress = std::function<void(int done, int total, const std::string& cell)>;

@@ -23,15 +23,15 @@ std::string_view BackendName(Backend b) {
 std::vector<std::string> RunResult::OverlapPairs() const {
   std::vector<std::string> pairs;
   for (const Violation& v : check.violations) {
-    if (v.kind != "mutual-exclusion") continue;
+    if (v.kind != ViolationKind::kMutualExclusion) continue;
     std::string pair = history.name(v.first.process) + "/" + history.name(v.second.process);
     if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(pair);
   }
   return pairs;
 }
 
-std::vector<std::string> RunResult::Kinds() const {
-  std::vector<std::string> kinds;
+std::vector<ViolationKind> RunResult::Kinds() const {
+  std::vector<ViolationKind> kinds;
   for (const Violation& v : check.violations) {
     if (std::find(kinds.begin(), kinds.end(), v.kind) == kinds.end()) kinds.push_back(v.kind);
   }
@@ -50,8 +50,8 @@ std::optional<bool> RunResult::ExpectationMet() const {
   const Expectation& x = *found;
   if (!unfired.empty()) return false;
   if (x.verdict != verdict()) return false;
-  const std::vector<std::string> kinds = Kinds();
-  for (const std::string& k : x.kinds) {
+  const std::vector<ViolationKind> kinds = Kinds();
+  for (ViolationKind k : x.kinds) {
     if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) return false;
   }
   if (x.invariant_holds && *x.invariant_holds != effect.holds) return false;

@@ -56,16 +56,16 @@ struct RunResult {
   bool limiter = false;  // a rate limiter: safety is its invariant
   bool violated() const { return limiter ? !effect.safety_holds : !check.ok(); }
   // violated > deadlock > degraded > safe
-  std::string_view verdict() const {
-    if (violated()) return "violated";
-    if (liveness.deadlock) return "deadlock";
-    if (liveness.degraded) return "degraded";
-    return "safe";
+  Verdict verdict() const {
+    if (violated()) return Verdict::kViolated;
+    if (liveness.deadlock) return Verdict::kDeadlock;
+    if (liveness.degraded) return Verdict::kDegraded;
+    return Verdict::kSafe;
   }
   // "A/B" for each distinct overlapping pair, in order of first overlap.
   std::vector<std::string> OverlapPairs() const;
   // The violation kinds found, in order of first appearance.
-  std::vector<std::string> Kinds() const;
+  std::vector<ViolationKind> Kinds() const;
   // The expectation this run is judged against (by label, else by
   // algorithm id), or null.
   const Expectation* expectation() const;

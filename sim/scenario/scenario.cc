@@ -603,12 +603,14 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
       x.algorithm = label;
       r.String("algorithm", &x.algorithm);
       CheckAlgorithm(r, r.Has("algorithm") ? r.Path("algorithm") : path, x.algorithm);
-      r.String("verdict", &x.verdict, /*required=*/true);
-      if (x.verdict != "safe" && x.verdict != "violated" && x.verdict != "deadlock" &&
-          x.verdict != "degraded") {
+      std::string verdict;
+      r.String("verdict", &verdict, /*required=*/true);
+      const std::optional<Verdict> parsed = ParseVerdict(verdict);
+      if (!parsed) {
         r.Fail(r.Path("verdict"), "expected \"safe\", \"violated\", \"deadlock\" or "
-                                  "\"degraded\", got \"" + x.verdict + "\"");
+                                  "\"degraded\", got \"" + verdict + "\"");
       }
+      x.verdict = *parsed;
       if (r.Has("invariant")) {
         std::string inv;
         r.String("invariant", &inv);
@@ -631,10 +633,12 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
         });
       }
       r.Array("kinds", [&](const json& k, const std::string& kpath) {
-        if (!k.is_string() || (k != "mutual-exclusion" && k != "foreign-write")) {
+        const std::optional<ViolationKind> kind =
+            k.is_string() ? ParseViolationKind(k.get<std::string>()) : std::nullopt;
+        if (!kind) {
           r.Fail(kpath, "expected \"mutual-exclusion\" or \"foreign-write\", got " + k.dump());
         }
-        x.kinds.push_back(k.get<std::string>());
+        x.kinds.push_back(*kind);
       });
       if (r.Has("lock")) x.lock = ParseLock(r.Get("lock"), r.Path("lock"), file);
       if (r.Has("faults")) {

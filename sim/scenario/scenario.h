@@ -15,6 +15,7 @@
 #include "sim/check/workload.h"
 #include "sim/core/persistence.h"
 #include "sim/core/time.h"
+#include "sim/core/verdict.h"
 
 namespace locksim {
 
@@ -108,10 +109,10 @@ struct RedisSpec {
 struct Expectation {
   std::string label;
   std::string algorithm;              // default: the label
-  std::string verdict;                // safe, violated, deadlock, degraded
+  Verdict verdict = Verdict::kSafe;
   std::vector<std::string> overlaps;  // "A/B": the pairs that overlap
   bool has_overlaps = false;          // whether "overlaps" was given
-  std::vector<std::string> kinds;     // violation kinds that must all appear
+  std::vector<ViolationKind> kinds;   // violation kinds that must all appear
   std::optional<bool> invariant_holds;  // the workload's invariant, if given
   std::optional<LockOverrides> lock;    // over the scenario's "lock"
   std::optional<std::vector<FaultSpec>> faults;  // instead of the scenario's

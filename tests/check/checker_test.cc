@@ -116,7 +116,7 @@ std::vector<int64_t> ReferenceEvents(const History& history, const Violation& v)
   const CriticalSection& b = v.second;
   int64_t from = std::min(a.acquired_index >= 0 ? a.acquired_index : a.enter_index,
                           b.acquired_index >= 0 ? b.acquired_index : b.enter_index);
-  if (v.kind == "mutual-exclusion") {
+  if (v.kind == ViolationKind::kMutualExclusion) {
     for (int64_t i = from; i >= 0; --i) {
       const Op& op = history.ops()[i];
       if (op.f == OpF::kAcquire && op.type == OpType::kInvoke && op.process == a.process) {
@@ -225,7 +225,7 @@ TEST(CheckerTest, EventsOfLongAndShortRangesAreTheFullScansOnes) {
     EXPECT_EQ(v.events, ReferenceEvents(h, v))
         << v.kind << ": second entered at " << v.second.enter_index;
     (v.second.enter_index > 5000 ? long_range : short_range) = true;
-    foreign = foreign || v.kind == "foreign-write";
+    foreign = foreign || v.kind == ViolationKind::kForeignWrite;
   }
   EXPECT_GE(r.violations.size(), 800u);
   EXPECT_TRUE(long_range);

@@ -52,11 +52,11 @@ void ExpectReplaysToSameViolation(const ExploreResult& r) {
   for (const Finding& f : r.findings) {
     SCOPED_TRACE(f.file);
     const RunResult again = Replay(f, r.spec.algorithm);
-    EXPECT_EQ(again.verdict(), "violated");
+    EXPECT_EQ(again.verdict(), Verdict::kViolated);
     EXPECT_EQ(again.ExpectationMet(), std::optional<bool>(true));
     EXPECT_TRUE(again.unfired.empty());
     // The checker's kinds in the file are those of the finding's tokens.
-    for (const std::string& k : again.Kinds()) {
+    for (const std::string& k : ViolationKindNames(again.Kinds())) {
       const bool in_tokens =
           std::any_of(f.violations.begin(), f.violations.end(),
                       [&](const std::string& t) { return t.starts_with(k); });

@@ -35,7 +35,7 @@ RunResult RunLimiter(const std::string& algorithm, const std::string& window,
 TEST(Limiter, BothLimitersAdmitAtMostTheLimitPerWindow) {
   for (const char* algo : {"rate-limit-lua", "rate-limit-naive"}) {
     RunResult r = RunLimiter(algo, "1s");
-    EXPECT_EQ(r.verdict(), "safe") << algo;
+    EXPECT_EQ(r.verdict(), Verdict::kSafe) << algo;
     ASSERT_EQ(r.effect.sentences.size(), 1u);
     // 3 windows of 1 s over 3 s of requests: 30 admitted, 60 refused.
     EXPECT_EQ(r.effect.sentences[0], "at most 10 admitted per 1s window (30 admitted, 60 refused)")
@@ -48,7 +48,7 @@ TEST(Limiter, ASubSecondWindowBecomesExpireZeroAndAdmitsEverything) {
   // once, so every request opens a new window.
   for (const char* algo : {"rate-limit-lua", "rate-limit-naive"}) {
     RunResult r = RunLimiter(algo, "500ms");
-    EXPECT_EQ(r.verdict(), "violated") << algo;
+    EXPECT_EQ(r.verdict(), Verdict::kViolated) << algo;
     ASSERT_FALSE(r.effect.sentences.empty());
     EXPECT_NE(r.effect.sentences[0].find("requests within one 500ms window"), std::string::npos)
         << r.effect.sentences[0];

@@ -40,7 +40,7 @@ std::string Contention(bool parallel) {
 TEST(RedlockTest, FiveNodesWithoutFaultsAreSafeInParallelAndSequentialModes) {
   for (bool parallel : {true, false}) {
     RunResult r = RunScenario(ParseScenario(Contention(parallel), "redlock.json"), RunOptions{});
-    EXPECT_EQ(r.verdict(), "safe") << parallel;
+    EXPECT_EQ(r.verdict(), Verdict::kSafe) << parallel;
     EXPECT_EQ(r.acquisitions, 15) << parallel;
     EXPECT_EQ(r.failed_acquisitions, 0) << parallel;
     // Every try sends one SET per node, every release one EVAL per node.

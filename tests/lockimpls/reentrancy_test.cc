@@ -128,14 +128,14 @@ class RenewingTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RenewingTest, RenewalKeepsALongCriticalSectionSafe) {
   RunResult r = RunText(kLongSection, GetParam());
-  EXPECT_EQ(r.verdict(), "safe");
+  EXPECT_EQ(r.verdict(), Verdict::kSafe);
   EXPECT_EQ(r.acquisitions, 2);
   EXPECT_EQ(r.failed_acquisitions, 0);
 }
 
 TEST_P(RenewingTest, APauseLongerThanTheLeaseStopsTheRenewalToo) {
   RunResult r = RunText(WithPause(kLongSection), GetParam());
-  EXPECT_EQ(r.verdict(), "violated");
+  EXPECT_EQ(r.verdict(), Verdict::kViolated);
   EXPECT_EQ(r.OverlapPairs(), (std::vector<std::string>{"A/B"}));
 }
 
@@ -152,14 +152,14 @@ TEST(Reentrancy, ARenewalIntervalLongerThanTheLeaseComesTooLate) {
   // a lease of 3 s lets it run out with no fault at all.
   std::string text = kLongSection;
   text.replace(text.find("\"ttl\": \"3s\""), 11, "\"ttl\": \"3s\", \"renewal_interval\": \"5s\"");
-  EXPECT_EQ(RunText(text, "reentrant-watchdog").verdict(), "violated");
-  EXPECT_EQ(RunText(text, "refresh-two-thirds").verdict(), "violated");
+  EXPECT_EQ(RunText(text, "reentrant-watchdog").verdict(), Verdict::kViolated);
+  EXPECT_EQ(RunText(text, "refresh-two-thirds").verdict(), Verdict::kViolated);
 }
 
 TEST(Registry, NoRenewalLosesALongCriticalSection) {
   // The same 10 s section with a 3 s expiry: without renewal B walks in (F1).
-  EXPECT_EQ(RunText(kLongSection, "registry").verdict(), "violated");
-  EXPECT_EQ(RunText(kLongSection, "set-nx-px").verdict(), "violated");
+  EXPECT_EQ(RunText(kLongSection, "registry").verdict(), Verdict::kViolated);
+  EXPECT_EQ(RunText(kLongSection, "set-nx-px").verdict(), Verdict::kViolated);
 }
 
 TEST(Registry, ThreadsOfOneProcessAreSerialisedByTheLocalLock) {
@@ -175,7 +175,7 @@ TEST(Registry, ThreadsOfOneProcessAreSerialisedByTheLocalLock) {
     ]
   })";
   RunResult r = RunText(kThreads, "registry");
-  EXPECT_EQ(r.verdict(), "safe");
+  EXPECT_EQ(r.verdict(), Verdict::kSafe);
   EXPECT_EQ(r.acquisitions, 9);
   EXPECT_EQ(r.failed_acquisitions, 0);
 }

@@ -32,7 +32,7 @@ class VariantTest : public ::testing::TestWithParam<std::string> {
 
 TEST_P(VariantTest, ContendingClientsNeverOverlapWithoutFaults) {
   RunResult r = Run(kContention, Backend::kVirtual);
-  EXPECT_EQ(r.verdict(), "safe") << GetParam();
+  EXPECT_EQ(r.verdict(), Verdict::kSafe) << GetParam();
   EXPECT_EQ(r.acquisitions, 15) << GetParam();
   EXPECT_EQ(r.failed_acquisitions, 0) << GetParam();
 }
@@ -52,9 +52,9 @@ TEST(VariantBugs, SetnxExpireWithASubSecondTimeoutFailsWithoutAnyFault) {
   RunOptions o;
   o.algorithm = "setnx-expire";
   RunResult r = RunScenario(ParseScenario(text, "f12.json"), o);
-  EXPECT_EQ(r.verdict(), "violated");
+  EXPECT_EQ(r.verdict(), Verdict::kViolated);
   o.algorithm = "set-nx-px";  // the same timeout in PX milliseconds is fine
-  EXPECT_EQ(RunScenario(ParseScenario(text, "f12.json"), o).verdict(), "safe");
+  EXPECT_EQ(RunScenario(ParseScenario(text, "f12.json"), o).verdict(), Verdict::kSafe);
 }
 
 }  // namespace

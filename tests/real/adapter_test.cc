@@ -101,7 +101,7 @@ TEST_F(AdapterTest, RedisPyLosesMutualExclusionWhenStoppedPastItsTimeout) {
   o.algorithm = "redis-py";
   o.backend = Backend::kReal;
   RunResult r = RunScenario(LoadScenario(ScenarioPath("f16-redis-py-pause")), o);
-  EXPECT_EQ(r.verdict(), "violated");
+  EXPECT_EQ(r.verdict(), Verdict::kViolated);
   EXPECT_EQ(r.OverlapPairs(), std::vector<std::string>{"A/B"});
   EXPECT_FALSE(r.effect.holds) << "A's late write should lose B's update";
   EXPECT_EQ(r.ExpectationMet(), true);
@@ -138,7 +138,7 @@ TEST_F(AdapterTest, AWellBehavedAdapterRunsAndIsStoppedDuringAPause) {
     "faults": [{"type": "pause", "process": "A", "duration": "1s",
                 "on": {"process": "A", "event": "enter", "after": "100ms"}}]
   })");
-  EXPECT_EQ(r.verdict(), "safe");
+  EXPECT_EQ(r.verdict(), Verdict::kSafe);
   EXPECT_EQ(r.acquisitions, 1);
   // The release reply: the adapter's own ticker saw it stopped for ~1 s.
   int64_t max_gap = -1;

@@ -24,27 +24,27 @@ using Pairs = std::vector<std::string>;
 TEST(RealScenarios, F1PausePastTtlOnRealRedis) {
   for (const char* algo : {"set-nx-px", "set-nx-px-del"}) {
     RunResult r = RunReal("f01-pause-past-ttl", algo);
-    EXPECT_EQ(r.verdict(), "violated") << algo;
+    EXPECT_EQ(r.verdict(), Verdict::kViolated) << algo;
     EXPECT_EQ(r.OverlapPairs(), Pairs{"A/B"}) << algo;
   }
 }
 
 TEST(RealScenarios, F2PlainDelFreesTheNextHoldersLockOnRealRedis) {
   RunResult r = RunReal("f02-del-frees-other", "set-nx-px-del");
-  EXPECT_EQ(r.verdict(), "violated");
+  EXPECT_EQ(r.verdict(), Verdict::kViolated);
   EXPECT_EQ(r.OverlapPairs(), (Pairs{"A/B", "B/C"}));
 }
 
 TEST(RealScenarios, F2CompareAndDeleteKeepsBAndCApartOnRealRedis) {
   RunResult r = RunReal("f02-del-frees-other", "set-nx-px");
-  EXPECT_EQ(r.verdict(), "violated");
+  EXPECT_EQ(r.verdict(), Verdict::kViolated);
   EXPECT_EQ(r.OverlapPairs(), Pairs{"A/B"});
 }
 
 TEST(RealScenarios, ContentionWithoutFaultsIsSafeOnRealRedis) {
   for (const char* algo : {"set-nx-px", "set-nx-px-del"}) {
     RunResult r = RunReal("baseline-contention", algo);
-    EXPECT_EQ(r.verdict(), "safe") << algo;
+    EXPECT_EQ(r.verdict(), Verdict::kSafe) << algo;
     EXPECT_EQ(r.acquisitions, 40) << algo;
   }
 }
@@ -63,7 +63,7 @@ TEST(RealScenarios, RedlockOnThreeRealServersIsSafeUnderContention) {
     RunOptions o;
     o.backend = Backend::kReal;
     RunResult r = RunScenario(ParseScenario(text, "redlock-real.json"), o);
-    EXPECT_EQ(r.verdict(), "safe") << parallel;
+    EXPECT_EQ(r.verdict(), Verdict::kSafe) << parallel;
     EXPECT_EQ(r.acquisitions, 15) << parallel;
     EXPECT_EQ(r.failed_acquisitions, 0) << parallel;
   }
@@ -85,7 +85,7 @@ TEST_P(RealVariantTest, ContendingClientsNeverOverlapOnRealRedis) {
   o.algorithm = GetParam();
   o.backend = Backend::kReal;
   RunResult r = RunScenario(ParseScenario(kContention, "contention.json"), o);
-  EXPECT_EQ(r.verdict(), "safe");
+  EXPECT_EQ(r.verdict(), Verdict::kSafe);
   EXPECT_EQ(r.acquisitions, 15);
   EXPECT_EQ(r.failed_acquisitions, 0);
 }
@@ -129,7 +129,7 @@ TEST(RealLimiter, BothLimitersAdmitAtMostTheLimitPerWindowOnRealRedis) {
     o.algorithm = algo;
     o.backend = Backend::kReal;
     RunResult r = RunScenario(ParseScenario(text, "limit.json"), o);
-    EXPECT_EQ(r.verdict(), "safe") << algo << ": " << r.effect.sentences.front();
+    EXPECT_EQ(r.verdict(), Verdict::kSafe) << algo << ": " << r.effect.sentences.front();
   }
 }
 

@@ -98,30 +98,47 @@ TEST(AcquisitionStats, PercentileIsNearestRank) {
   EXPECT_EQ(Percentile({}, 50), 0);
 }
 
-TEST(Compare, WorstVerdictWinsAndUnknownVerdictsRankAboveSafe) {
+TEST(Compare, TheWorstVerdictOfTheSeedsIsTheCells) {
   CompareCell c;
-  c.runs = {CellRun{1, "safe", 0, true}, CellRun{2, "degraded", 0, true},
-            CellRun{3, "deadlock", 0, false}, CellRun{4, "mystery", 0, std::nullopt}};
-  EXPECT_EQ(c.Verdict(), "deadlock");
+  EXPECT_EQ(c.Worst(), std::nullopt);
+  EXPECT_EQ(c.VerdictText(), "skipped");
+  c.runs = {CellRun{1, Verdict::kSafe, 0, true}, CellRun{2, Verdict::kDegraded, 0, true},
+            CellRun{3, Verdict::kDeadlock, 0, false}, CellRun{4, Verdict::kSafe, 0, std::nullopt}};
+  EXPECT_EQ(c.Worst(), Verdict::kDeadlock);
+  EXPECT_EQ(c.VerdictText(), "deadlock");
   EXPECT_EQ(c.ExpectationMet(), false);
-  EXPECT_GT(VerdictRank("mystery"), VerdictRank("safe"));
-  EXPECT_LT(VerdictRank("mystery"), VerdictRank("degraded"));
-  EXPECT_LT(VerdictRank("violated"), VerdictRank("violated") + 1);
-  EXPECT_GT(VerdictRank("violated"), VerdictRank("deadlock"));
+  c.runs.push_back(CellRun{5, Verdict::kViolated, 1, true});
+  EXPECT_EQ(c.Worst(), Verdict::kViolated);
+  // violated > deadlock > degraded > safe, each strictly.
+  EXPECT_EQ(VerdictRank(Verdict::kSafe), 0);
+  EXPECT_EQ(VerdictRank(Verdict::kDegraded), 1);
+  EXPECT_EQ(VerdictRank(Verdict::kDeadlock), 2);
+  EXPECT_EQ(VerdictRank(Verdict::kViolated), 3);
+}
+
+TEST(Compare, VerdictsAndKindsReadBackFromTheirNames) {
+  for (Verdict v : {Verdict::kSafe, Verdict::kDegraded, Verdict::kDeadlock, Verdict::kViolated}) {
+    EXPECT_EQ(ParseVerdict(VerdictName(v)), v);
+  }
+  EXPECT_EQ(VerdictName(Verdict::kViolated), "violated");
+  EXPECT_EQ(ParseVerdict("mystery"), std::nullopt);
+  EXPECT_EQ(ParseViolationKind("foreign-write"), ViolationKind::kForeignWrite);
+  EXPECT_EQ(ViolationKindName(ViolationKind::kMutualExclusion), "mutual-exclusion");
+  EXPECT_EQ(ParseViolationKind("Foreign-Write"), std::nullopt);
 }
 
 TEST(Compare, CellsAreScenarioTimesAlgorithmWithLimitersKeptApart) {
   const CompareResult& r = SmallCompare();
   ASSERT_EQ(r.cells.size(), 6u);
   EXPECT_EQ(r.cells[0].algorithm, "set-nx-px");
-  EXPECT_EQ(r.cells[0].Verdict(), "violated");
+  EXPECT_EQ(r.cells[0].Worst(), Verdict::kViolated);
   EXPECT_EQ(r.cells[0].ExpectationMet(), true);
   EXPECT_TRUE(r.cells[0].counterexample.has_value());
-  EXPECT_EQ(r.cells[1].Verdict(), "safe");
+  EXPECT_EQ(r.cells[1].Worst(), Verdict::kSafe);
   EXPECT_FALSE(r.cells[1].counterexample.has_value());
-  EXPECT_EQ(r.cells[2].Verdict(), "skipped");  // rate-limit-lua on a lock scenario
-  EXPECT_EQ(r.cells[3].Verdict(), "skipped");  // set-nx-px on the limiter's
-  EXPECT_EQ(r.cells[5].Verdict(), "safe");
+  EXPECT_EQ(r.cells[2].Worst(), std::nullopt);  // rate-limit-lua on a lock scenario
+  EXPECT_EQ(r.cells[3].Worst(), std::nullopt);  // set-nx-px on the limiter's
+  EXPECT_EQ(r.cells[5].Worst(), Verdict::kSafe);
 }
 
 TEST(Compare, UnknownAlgorithmNamesTheOption) {

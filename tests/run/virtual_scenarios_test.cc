@@ -24,7 +24,7 @@ using Pairs = std::vector<std::string>;
 TEST(VirtualScenarios, F1PausePastTtlLetsBothHoldersIn) {
   for (const char* algo : {"set-nx-px", "set-nx-px-del"}) {
     RunResult r = RunVirtual("f01-pause-past-ttl", algo);
-    EXPECT_EQ(r.verdict(), "violated") << algo;
+    EXPECT_EQ(r.verdict(), Verdict::kViolated) << algo;
     EXPECT_EQ(r.OverlapPairs(), Pairs{"A/B"}) << algo;
     ASSERT_EQ(r.check.violations.size(), 1u);
     // B entered at 5.5s (lock expired at 5s, B retries every second) and
@@ -38,7 +38,7 @@ TEST(VirtualScenarios, F1PausePastTtlLetsBothHoldersIn) {
 
 TEST(VirtualScenarios, F2PlainDelFreesTheNextHoldersLock) {
   RunResult r = RunVirtual("f02-del-frees-other", "set-nx-px-del");
-  EXPECT_EQ(r.verdict(), "violated");
+  EXPECT_EQ(r.verdict(), Verdict::kViolated);
   EXPECT_EQ(r.OverlapPairs(), (Pairs{"A/B", "B/C"}));
   // The record shows A's DEL, issued after its pause, deleting B's key.
   const Violation& bc = r.check.violations.back();
@@ -65,7 +65,7 @@ TEST(VirtualScenarios, F2PlainDelFreesTheNextHoldersLock) {
 
 TEST(VirtualScenarios, F2CompareAndDeleteKeepsBAndCApart) {
   RunResult r = RunVirtual("f02-del-frees-other", "set-nx-px");
-  EXPECT_EQ(r.verdict(), "violated");
+  EXPECT_EQ(r.verdict(), Verdict::kViolated);
   EXPECT_EQ(r.OverlapPairs(), Pairs{"A/B"});  // F1 remains; F2 is gone
   EXPECT_EQ(r.ExpectationMet(), true);
 }
@@ -74,7 +74,7 @@ TEST(VirtualScenarios, ContentionWithoutFaultsIsSafe) {
   for (const char* algo : {"set-nx-px", "set-nx-px-del"}) {
     for (uint64_t seed : {1, 2, 3}) {
       RunResult r = RunVirtual("baseline-contention", algo, seed);
-      EXPECT_EQ(r.verdict(), "safe") << algo << " seed " << seed;
+      EXPECT_EQ(r.verdict(), Verdict::kSafe) << algo << " seed " << seed;
       EXPECT_EQ(r.acquisitions, 40) << algo;
       EXPECT_EQ(r.check.sections.size(), 40u);
     }
@@ -92,7 +92,7 @@ TEST(VirtualScenarios, ThreadsOfOneProcessContendLikeSeparateClients) {
   })", "threads.json");
   RunOptions o;
   RunResult r = RunScenario(s, o);
-  EXPECT_EQ(r.verdict(), "safe");
+  EXPECT_EQ(r.verdict(), Verdict::kSafe);
   EXPECT_EQ(r.acquisitions, 30);
   std::set<std::string> actors;
   for (const CriticalSection& c : r.check.sections) actors.insert(r.history.name(c.process));
