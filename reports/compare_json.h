@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/run/compare.h"
+#include "sim/result/compare_result.h"
 
 namespace locksim {
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/run/runner.h"
+#include "sim/result/run_result.h"
 
 namespace locksim {
 

@@ -16,59 +16,6 @@
 
 namespace locksim {
 
-std::string_view BackendName(Backend b) {
-  return b == Backend::kVirtual ? "virtual" : "real";
-}
-
-std::vector<std::string> RunResult::OverlapPairs() const {
-  std::vector<std::string> pairs;
-  for (const Violation& v : check.violations) {
-    if (v.kind != ViolationKind::kMutualExclusion) continue;
-    std::string pair = history.name(v.first.process) + "/" + history.name(v.second.process);
-    if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(pair);
-  }
-  return pairs;
-}
-
-std::vector<ViolationKind> RunResult::Kinds() const {
-  std::vector<ViolationKind> kinds;
-  for (const Violation& v : check.violations) {
-    if (std::find(kinds.begin(), kinds.end(), v.kind) == kinds.end()) kinds.push_back(v.kind);
-  }
-  return kinds;
-}
-
-const Expectation* RunResult::expectation() const {
-  auto it = scenario.expect.find(label.empty() ? algorithm : label);
-  if (it == scenario.expect.end() || it->second.algorithm != algorithm) return nullptr;
-  return &it->second;
-}
-
-std::optional<bool> RunResult::ExpectationMet() const {
-  const Expectation* found = expectation();
-  if (found == nullptr) return std::nullopt;
-  const Expectation& x = *found;
-  if (!unfired.empty()) return false;
-  if (x.verdict != verdict()) return false;
-  const std::vector<ViolationKind> kinds = Kinds();
-  for (ViolationKind k : x.kinds) {
-    if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) return false;
-  }
-  if (x.invariant_holds && *x.invariant_holds != effect.holds) return false;
-  if (!x.has_overlaps) return true;
-  // Pairs are unordered: "A/B" and "B/A" are the same overlap.
-  auto normalize = [](const std::vector<std::string>& v) {
-    std::set<std::string> out;
-    for (const std::string& p : v) {
-      size_t slash = p.find('/');
-      std::string a = p.substr(0, slash), b = p.substr(slash + 1);
-      out.insert(a < b ? a + "/" + b : b + "/" + a);
-    }
-    return out;
-  };
-  return normalize(x.overlaps) == normalize(OverlapPairs());
-}
-
 RunResult RunScenario(const Scenario& original, const RunOptions& options) {
   RunResult result;
   Scenario input = original;

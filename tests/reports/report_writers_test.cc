@@ -16,6 +16,7 @@
 #include "reports/svg_timeline.h"
 #include "reports/terminal_table.h"
 #include "reports/xml_escape.h"
+#include "sim/result/compare_result.h"
 #include "sim/run/compare.h"
 #include "sim/core/errors.h"
 #include "tests/testing/scenario_paths.h"

@@ -1,0 +1,72 @@
+// RunResult: what one run of one scenario found, as plain data: the
+// scenario as it ran, its history, and what the checkers made of it. The
+// runner (sim/run/runner.h) produces it; the report writers (reports/) and
+// the commands read it without knowing how it was made.
+#ifndef LOCKSIM_SIM_RESULT_RUN_RESULT_H_
+#define LOCKSIM_SIM_RESULT_RUN_RESULT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/check/checker.h"
+#include "sim/check/liveness.h"
+#include "sim/check/workload.h"
+#include "sim/core/history.h"
+#include "sim/core/verdict.h"
+#include "sim/scenario/scenario.h"
+
+namespace locksim {
+
+// Where a run ran: the virtual world (VirtualRedis, simulated time) or the
+// real one (redis-server processes, wall-clock time).
+enum class Backend { kVirtual, kReal };
+// "virtual", "real".
+std::string_view BackendName(Backend b);
+
+struct RunResult {
+  Scenario scenario;  // as run: durations already scaled, overrides applied
+  std::string label;  // the expectation it ran for ("" : none)
+  std::string algorithm;
+  Backend backend = Backend::kVirtual;
+  uint64_t seed = 0;
+  TimeScale time_scale;
+  std::string scale_note;  // why time_scale is not the scenario's, if so
+  Nanos end{0};  // true time at which the run stopped
+  History history;
+  CheckResult check;
+  WorkloadEffect effect;  // what the workload's invariant says
+  int64_t acquisitions = 0;
+  int64_t failed_acquisitions = 0;
+  int64_t redis_commands = 0;
+  LivenessResult liveness;
+  // Faults whose trigger never fired: the run did not test what the
+  // scenario says it tests.
+  std::vector<std::string> unfired;
+
+  bool limiter = false;  // a rate limiter: safety is its invariant
+  bool violated() const { return limiter ? !effect.safety_holds : !check.ok(); }
+  // violated > deadlock > degraded > safe
+  Verdict verdict() const {
+    if (violated()) return Verdict::kViolated;
+    if (liveness.deadlock) return Verdict::kDeadlock;
+    if (liveness.degraded) return Verdict::kDegraded;
+    return Verdict::kSafe;
+  }
+  // "A/B" for each distinct overlapping pair, in order of first overlap.
+  std::vector<std::string> OverlapPairs() const;
+  // The violation kinds found, in order of first appearance.
+  std::vector<ViolationKind> Kinds() const;
+  // The expectation this run is judged against (by label, else by
+  // algorithm id), or null.
+  const Expectation* expectation() const;
+  // Whether that expectation holds (and every trigger fired); empty when
+  // there is none.
+  std::optional<bool> ExpectationMet() const;
+};
+
+}  // namespace locksim
+
+#endif  // LOCKSIM_SIM_RESULT_RUN_RESULT_H_
