@@ -42,10 +42,11 @@ std::string AdapterUnsupported(const AlgorithmInfo& algo, const Scenario& scenar
   return "";
 }
 
-AdapterLock::AdapterLock(RealWorld& world, int process, std::string client,
+AdapterLock::AdapterLock(World& world, AdapterHost& host, int process, std::string client,
                          const AdapterProgram& program, const LockConfig& config,
                          const std::string& program_override)
     : world_(world),
+      host_(host),
       process_(process),
       incarnation_(world.Incarnation(process)),
       client_(std::move(client)),
@@ -73,7 +74,7 @@ AdapterLock::AdapterLock(RealWorld& world, int process, std::string client,
   hello["client"] = client_;
   nlohmann::ordered_json nodes = nlohmann::ordered_json::array();
   for (int n = 0; n < world_.NodeCount(); ++n) {
-    const RealWorld::Address a = world_.NodeAddress(process_, n);
+    const AdapterHost::Address a = host_.NodeAddress(process_, n);
     nodes.push_back({{"host", a.host}, {"port", a.port}});
   }
   hello["nodes"] = nodes;
@@ -86,7 +87,7 @@ AdapterLock::AdapterLock(RealWorld& world, int process, std::string client,
     adapter_->Keep();
     throw HarnessError(Describe("could not be sent hello (" + adapter_->ExitStatus() + ")"));
   }
-  world_.WatchFd(adapter_->fd(), [this] { OnReadable(); });
+  host_.WatchFd(adapter_->fd(), [this] { OnReadable(); });
   // Started during the run (a restarted client): the hello must be
   // answered in time too.
   ArmBound(0, "hello", kHelloTimeout, adapter_->StoppedFor());
@@ -126,7 +127,7 @@ void AdapterLock::AwaitHello() {
   bool eof = false;
   std::optional<std::string> line = adapter_->ReadLine(kHelloTimeout, &eof);
   if (!line) {
-    world_.UnwatchFd(adapter_->fd());
+    host_.UnwatchFd(adapter_->fd());
     throw HarnessError(Describe(eof ? "exited before answering hello (" +
                                           adapter_->ExitStatus() + ")"
                                     : "did not answer hello within " +
@@ -164,7 +165,7 @@ void AdapterLock::OnReadable() {
   const bool open = adapter_->Receive(&lines);
   for (const std::string& line : lines) HandleLine(line);
   if (!open) {
-    world_.UnwatchFd(adapter_->fd());
+    host_.UnwatchFd(adapter_->fd());
     const std::string status = adapter_->ExitStatus();
     throw HarnessError(Describe("closed its stdout" + (status.empty() ? "" : " (" + status + ")") +
                                 (expected_.empty() ? "" : " before answering its " +
@@ -281,7 +282,7 @@ void AdapterLock::Signal(int signo) {
   if (dead_) return;
   if (signo == SIGKILL) {
     dead_ = true;
-    world_.UnwatchFd(adapter_->fd());
+    host_.UnwatchFd(adapter_->fd());
   }
   adapter_->Signal(signo);
 }

@@ -10,7 +10,8 @@
 // "adapter {...}"; the reply carries the client's own view of its lease,
 // lease_ms). The adapter's own Redis commands are not seen by locksim.
 //
-// Replies arrive through RealWorld's poll loop (WatchFd) and are delivered
+// Replies arrive through the world's poll loop (AdapterHost::WatchFd, the
+// real world's) and are delivered
 // as events of the client's process, so a paused client sees them only when
 // it resumes; the nemesis also SIGSTOPs / SIGCONTs / SIGKILLs the adapter
 // (Signal) with the pause, its end, and a crash.
@@ -32,7 +33,7 @@
 
 #include "lockimpls/lock.h"
 #include "sim/real/adapter_process.h"
-#include "sim/real/real_world.h"
+#include "sim/world/world.h"
 #include "sim/scenario/scenario.h"
 #include "sim/core/signal.h"
 
@@ -55,8 +56,10 @@ class AdapterLock : public Lock {
   // not empty, is run instead of `program`'s interpreter and script (the
   // --adapter option). Throws InputError when the program is missing,
   // HarnessError when it cannot be started.
-  AdapterLock(RealWorld& world, int process, std::string client, const AdapterProgram& program,
-              const LockConfig& config, const std::string& program_override = {});
+  // `host` is `world`'s AdapterHost (World::adapter_host()).
+  AdapterLock(World& world, AdapterHost& host, int process, std::string client,
+              const AdapterProgram& program, const LockConfig& config,
+              const std::string& program_override = {});
   // Says bye and stops the adapter. Does not touch the world: destroy the
   // world first (as the runner does), or while it lives only after Signal(SIGKILL).
   ~AdapterLock() override;
@@ -94,7 +97,8 @@ class AdapterLock : public Lock {
   // A failure noticed inside a coroutine: ends the run from an event.
   void FailSoon(const std::string& what);
 
-  RealWorld& world_;
+  World& world_;
+  AdapterHost& host_;
   int process_;
   int incarnation_;
   std::string client_;

@@ -1,4 +1,4 @@
-// RealWorld's Cluster: faults on redis-server processes by real means.
+// RealWorld's node and link faults (World, sim/world/world.h), by real means:
 //   pause    SIGSTOP, then SIGCONT when it ends
 //   crash    kill -9 (the folder, and what persistence wrote to it, stays),
 //            and its proxy links cut, so what was in flight is lost
@@ -67,7 +67,7 @@ std::vector<std::string> RealWorld::ReplicaArgs(int physical, int master) {
           std::to_string(PortFor(nodes_[physical].process, master))};
 }
 
-void RealWorld::StartSentinels(const Options& options) {
+void RealWorld::StartSentinels(const WorldOptions& options) {
   // Replication first: a sentinel learns a group's replicas from its
   // master's INFO, so they must be attached when it starts.
   for (size_t i = 0; i < nodes_.size(); ++i) {

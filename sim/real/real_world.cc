@@ -32,13 +32,13 @@ struct RealWorld::Pending {
   std::function<void(Reply)> done;
 };
 
-RealWorld::RealWorld(const Options& options)
+RealWorld::RealWorld(const WorldOptions& options)
     // The clients' clocks read the virtual world's calendar (true time 0 is
     // kVirtualEpoch), so that what a client schedules by its clock (a
     // scheduled job's ticks) lines up with the faults as it does there,
     // instead of with wherever the host's second happened to be. The
     // servers keep the host's wall clock; nothing compares the two.
-    : Runtime(options.seed, kVirtualEpoch),
+    : World(options.seed, kVirtualEpoch),
       replication_lag_(options.replication_lag),
       proxy_(options.seed) {
   // Servers first (each with a movable clock), masters before their

@@ -11,7 +11,10 @@
 // with REPLICAOF), and, when there are replicas, three redis-sentinel
 // processes that monitor every group. Every server runs with the clock shim,
 // so a node's clock fault moves that server's wall clock. Faults act by real
-// means (sim/world/cluster.h; the Cluster part is in real_nodes.cc).
+// means (sim/world/world.h; the node and link faults are in real_nodes.cc).
+// It is the one AdapterHost: clients whose lock code is a process of its
+// own (sim/real/adapter_lock.h) connect where it says and are read by its
+// poll loop.
 #ifndef LOCKSIM_SIM_REAL_REAL_WORLD_H_
 #define LOCKSIM_SIM_REAL_REAL_WORLD_H_
 
@@ -22,31 +25,21 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/persistence.h"
-#include "sim/world/cluster.h"
 #include "sim/real/proxy.h"
 #include "sim/real/redis_server.h"
-#include "sim/world/runtime.h"
+#include "sim/world/world.h"
 
 struct redisAsyncContext;
 
 namespace locksim {
 
-class RealWorld : public Runtime, public Cluster {
+class RealWorld : public World, public AdapterHost {
  public:
-  struct Options {
-    uint64_t seed = 1;
-    int nodes = 1;     // groups: independent masters
-    int replicas = 0;  // per group
-    Nanos replication_lag{0};  // on the replication links, master -> replica
-    Persistence persistence = Persistence::kNone;
-    Nanos rdb_interval = std::chrono::seconds(60);
-    std::string redis_server = "redis-server";
-    std::string redis_sentinel = "redis-sentinel";
-  };
   // Starts every server (and the sentinels) and waits until replication is
-  // up. Throws InputError when a binary is missing, HarnessError otherwise.
-  explicit RealWorld(const Options& options);
+  // up; the replication lag is put on the replication links (the proxy).
+  // Ignores the virtual network's latencies. Throws InputError when a
+  // binary is missing, HarnessError otherwise.
+  explicit RealWorld(const WorldOptions& options);
   ~RealWorld() override;
 
   void Send(int client, int actor, int node, Command cmd,
@@ -54,7 +47,7 @@ class RealWorld : public Runtime, public Cluster {
   int NodeCount() const override { return static_cast<int>(groups_.size()); }
   void Abandon(int actor, int node) override;
 
-  // Cluster (sim/world/cluster.h), by real means.
+  // World (sim/world/world.h), by real means.
   int PhysicalNodeCount() const override { return static_cast<int>(nodes_.size()); }
   int PhysicalOf(int process) const override;
   int node_process(int physical) const override { return nodes_[physical].process; }
@@ -80,35 +73,19 @@ class RealWorld : public Runtime, public Cluster {
   // opened on first use with the faults in force between the two.
   int PortFor(int process, int physical);
 
-  // Keys whose state on every node is recorded in the history (a `state`
-  // op each time it changes), as the virtual world records them. Redis's
-  // keyspace events say when a key changed; a read-only script then reads
-  // its value and TTL; the change is put down to the client whose write to
-  // that node was in flight (by the value it wrote, when several were).
-  void WatchKeys(std::vector<std::string> keys);
+  // As the virtual world records them: Redis's keyspace events say when a
+  // key changed; a read-only script then reads its value and TTL; the
+  // change is put down to the client whose write to that node was in
+  // flight (by the value it wrote, when several were). real_observe.cc.
+  void WatchKeys(std::vector<std::string> keys) override;
+  AdapterHost* adapter_host() override { return this; }
   RedisServer& server(int physical) { return *nodes_[physical].server; }
 
-  // Where client `process` reaches node `node`: what a third-party client
-  // (an adapter) is told to connect to. Always ask here, never use a port
-  // directly: a node's address may differ per client (a proxy in between).
-  struct Address {
-    std::string host;
-    int port = 0;
-  };
-  Address NodeAddress(int process, int node);
-
-  // Other descriptors the poll loop serves besides the Redis connections
-  // (an adapter's stdout): `readable` runs from AdvanceTo when `fd` is
-  // readable or closed, and may schedule events for now (At(Now(), ...)),
-  // call UnwatchFd, or throw to end the run.
-  void WatchFd(int fd, std::function<void()> readable);
-  void UnwatchFd(int fd);
-
-  // Starts true time (and the unix time it maps to) again from now.
-  // REQUIRES: nothing has run yet. For set-up that takes real time before
-  // the run (adapter processes starting), so that it does not eat into the
-  // scenario's first seconds.
-  void RestartClock();
+  // AdapterHost (sim/world/world.h).
+  Address NodeAddress(int process, int node) override;
+  void WatchFd(int fd, std::function<void()> readable) override;
+  void UnwatchFd(int fd) override;
+  void RestartClock() override;
 
  protected:
   void AdvanceTo(Nanos t) override;
@@ -166,7 +143,7 @@ class RealWorld : public Runtime, public Cluster {
   static void OnReply(redisAsyncContext* ac, void* reply, void* privdata);
   // The REPLICAOF arguments that make `physical` a replica of `master`.
   std::vector<std::string> ReplicaArgs(int physical, int master);
-  void StartSentinels(const Options& options);
+  void StartSentinels(const WorldOptions& options);
   // Polls the sentinels until group `group`'s master is no longer `old`
   // (or gives up), then sends clients there and calls done.
   void AwaitSwitch(int group, int old, Nanos deadline, std::function<void(int)> done);

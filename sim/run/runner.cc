@@ -1,23 +1,79 @@
 #include "sim/run/runner.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
-#include <set>
 
 #include "sim/core/errors.h"
-#include "sim/world/nemesis.h"
-#include "sim/world/process_env.h"
 #include "sim/real/adapter_lock.h"
 #include "sim/real/interrupt.h"
-#include "sim/real/real_world.h"
-#include "sim/real/redis_server.h"
-#include "sim/world/virtual_world.h"
 #include "sim/run/clients.h"
+#include "sim/run/make_world.h"
+#include "sim/world/nemesis.h"
+#include "sim/world/process_env.h"
 
 namespace locksim {
+namespace {
 
-RunResult RunScenario(const Scenario& original, const RunOptions& options) {
-  RunResult result;
+// One run, in the phases of a FoundationDB workload: the constructor
+// resolves what to run (the expectation's overrides, the algorithm, the
+// seed, the time scale) and refuses what cannot run before anything
+// starts; Setup builds the world, its clients and the nemesis; Start runs
+// until the scenario's end; Check hands the history to the checkers.
+class ScenarioRun {
+ public:
+  // Throws InputError for what cannot run (an unknown label or algorithm,
+  // a fault the backend cannot carry out, a TTL scaled below 1 ms).
+  ScenarioRun(const Scenario& original, const RunOptions& options);
+  void Setup();
+  void Start();
+  // REQUIRES: Start() returned. Consumes the run.
+  RunResult Check();
+
+ private:
+  const Scenario& scenario() const { return result_.scenario; }
+  Backend backend() const { return options_.backend; }
+  // Where the time scale came from, for messages.
+  std::string ScaleSource(const Scenario& input) const {
+    return options_.time_scale ? "--time-scale" : input.file + ": $.real_time_scale";
+  }
+  void ResolveTimeScale(const Scenario& input);
+  void Refuse(const Scenario& input) const;
+  WorldOptions MakeWorldOptions() const;
+  void AddClient(const ClientSpec& c);
+  void StartClient(const ClientSpec& c, Nanos at);
+  std::vector<ProcessEnv*> StartThreads(const ClientSpec& c, int process);
+  std::unique_ptr<Lock> MakeLock(int process, const ClientSpec& c, ProcessEnv& main_thread);
+  void AwaitAdapters();
+  // A client's or a node's runtime process; -1 if unknown.
+  int ProcessOf(const std::string& name) const;
+  Nemesis::Hooks NemesisHooks();
+
+  const RunOptions& options_;
+  RunResult result_;  // filled in as the run goes; scenario() is the scaled one
+  std::string input_file_;
+  const AlgorithmInfo* algo_ = nullptr;
+  LockConfig lock_;
+  // The members below are declared in the order that makes every path out
+  // (an exception included) safe: the nemesis and the world (and with it
+  // the coroutine frames of the clients) go first, then the envs, locks
+  // and resource those frames use; the signal guard goes last, so that
+  // signals stay caught until every real server has been stopped.
+  std::optional<InterruptGuard> interrupt_guard_;
+  std::vector<std::unique_ptr<ProcessEnv>> envs_;
+  std::vector<std::unique_ptr<Lock>> locks_;
+  std::vector<std::unique_ptr<Limiter>> limiters_;
+  std::unique_ptr<ProtectedResource> resource_;
+  // One process per client; a multi-threaded client's history actors.
+  std::map<std::string, int> process_of_;
+  std::map<std::string, std::vector<int>> actors_of_;
+  std::map<int, AdapterLock*> adapter_of_;  // client process -> its adapter, if any
+  std::unique_ptr<World> world_;
+  std::unique_ptr<Nemesis> nemesis_;
+};
+
+ScenarioRun::ScenarioRun(const Scenario& original, const RunOptions& options)
+    : options_(options) {
   Scenario input = original;
   if (!options.label.empty()) {
     auto it = original.expect.find(options.label);
@@ -25,206 +81,229 @@ RunResult RunScenario(const Scenario& original, const RunOptions& options) {
       throw InputError(original.file + ": $.expect: no entry \"" + options.label + "\"");
     }
     input = ForExpectation(original, it->second);
-    result.label = options.label;
+    result_.label = options.label;
   }
-  result.algorithm = options.algorithm.empty() ? input.algorithm : options.algorithm;
-  const AlgorithmInfo* algo = FindAlgorithm(result.algorithm);
-  if (algo == nullptr) {
-    throw InputError("--algorithm: unknown algorithm \"" + result.algorithm +
+  input_file_ = input.file;
+  result_.algorithm = options.algorithm.empty() ? input.algorithm : options.algorithm;
+  algo_ = FindAlgorithm(result_.algorithm);
+  if (algo_ == nullptr) {
+    throw InputError("--algorithm: unknown algorithm \"" + result_.algorithm +
                      "\" (known: " + AlgorithmIds() + ")");
   }
-  result.backend = options.backend;
-  result.seed = options.seed.value_or(input.seed);
-  result.time_scale = options.time_scale.value_or(
-      options.backend == Backend::kReal ? input.real_time_scale : TimeScale{});
-  if (options.backend == Backend::kReal && !options.time_scale &&
-      algo->resolution >= std::chrono::seconds(1)) {
-    // A whole-seconds variant keeps a TTL of at least kMinWholeSecondsTtl:
-    // compressed further, rounding to the second would change the story.
-    const Nanos ttl = Resolve(input.lock, algo->defaults).ttl;
-    const int64_t most = std::max<int64_t>(1, ttl / kMinWholeSecondsTtl);
-    if (static_cast<__int128>(result.time_scale.num) * most < result.time_scale.den) {
-      result.time_scale = TimeScale{1, most};
-      result.scale_note = std::string(result.algorithm) + " counts in whole seconds: run at " +
-                          result.time_scale.ToString() + ", not the scenario's " +
-                          input.real_time_scale.ToString() + ", to keep its TTL at " +
-                          FormatDuration(result.time_scale.Apply(ttl));
-    }
+  result_.backend = options.backend;
+  result_.seed = options.seed.value_or(input.seed);
+  result_.limiter = algo_->is_limiter();
+  ResolveTimeScale(input);
+  result_.scenario = Scaled(input, result_.time_scale, ScaleSource(input));
+  lock_ = Resolve(scenario().lock, algo_->defaults);
+  Refuse(input);
+}
+
+void ScenarioRun::ResolveTimeScale(const Scenario& input) {
+  result_.time_scale = options_.time_scale.value_or(
+      backend() == Backend::kReal ? input.real_time_scale : TimeScale{});
+  if (backend() != Backend::kReal || options_.time_scale ||
+      algo_->resolution < std::chrono::seconds(1)) {
+    return;
   }
-  result.scenario =
-      Scaled(input, result.time_scale,
-             options.time_scale ? "--time-scale" : input.file + ": $.real_time_scale");
-  const Scenario& s = result.scenario;
-  Nemesis::CheckSupported(s.faults, options.backend == Backend::kVirtual, s.NodeNames(),
-                          input.file);
-  if (algo->real_only()) {
-    const std::string why = AdapterUnsupported(*algo, s, options.backend == Backend::kReal);
+  // A whole-seconds variant keeps a TTL of at least kMinWholeSecondsTtl:
+  // compressed further, rounding to the second would change the story.
+  const Nanos ttl = Resolve(input.lock, algo_->defaults).ttl;
+  const int64_t most = std::max<int64_t>(1, ttl / kMinWholeSecondsTtl);
+  if (static_cast<__int128>(result_.time_scale.num) * most < result_.time_scale.den) {
+    result_.time_scale = TimeScale{1, most};
+    result_.scale_note = result_.algorithm + " counts in whole seconds: run at " +
+                         result_.time_scale.ToString() + ", not the scenario's " +
+                         input.real_time_scale.ToString() + ", to keep its TTL at " +
+                         FormatDuration(result_.time_scale.Apply(ttl));
+  }
+}
+
+void ScenarioRun::Refuse(const Scenario& input) const {
+  const Scenario& s = scenario();
+  Nemesis::CheckSupported(s.faults, backend() == Backend::kVirtual, s.NodeNames(), input.file);
+  if (algo_->real_only()) {
+    const std::string why = AdapterUnsupported(*algo_, s, backend() == Backend::kReal);
     if (!why.empty()) throw InputError(why);
   }
-  const LockConfig lock_config = Resolve(s.lock, algo->defaults);
-  if (lock_config.ttl < std::chrono::milliseconds(1)) {
-    throw InputError(std::string(options.time_scale ? "--time-scale" : input.file + ": $.real_time_scale") +
-                     ": scales the lock TTL below 1ms");
+  if (lock_.ttl < std::chrono::milliseconds(1)) {
+    throw InputError(ScaleSource(input) + ": scales the lock TTL below 1ms");
   }
+}
 
-  // Declared first, destroyed last: signals stay caught until every server
-  // below has been stopped.
-  std::optional<InterruptGuard> interrupt_guard;
-  if (options.backend == Backend::kReal) interrupt_guard.emplace();
-  // Envs and locks are declared before the world so that, on every path
-  // out (an exception included), the coroutine frames that use them are
-  // destroyed first.
-  std::vector<std::unique_ptr<ProcessEnv>> envs;
-  std::vector<std::unique_ptr<Lock>> locks;
-  std::vector<std::unique_ptr<Limiter>> limiters;
-  std::unique_ptr<Runtime> world;
-  RealWorld* real_world_ptr = nullptr;
-  std::map<int, AdapterLock*> adapter_of;  // client process -> its adapter, if any
-  if (options.backend == Backend::kVirtual) {
-    VirtualWorld::Options v;
-    v.seed = result.seed;
-    v.nodes = s.nodes;
-    v.latency_min = s.network.latency_min;
-    v.latency_max = s.network.latency_max;
-    v.replicas = s.redis.replicas;
-    v.replication_lag = s.redis.replication_lag;
-    v.persistence = s.redis.persistence;
-    v.rdb_interval = s.redis.rdb_interval;
-    auto virtual_world = std::make_unique<VirtualWorld>(v);
-    virtual_world->WatchKeys({lock_config.key});
-    world = std::move(virtual_world);
-  } else {
-    RealWorld::Options real;
-    real.seed = result.seed;
-    real.nodes = s.nodes;
-    real.replicas = s.redis.replicas;
-    real.replication_lag = s.redis.replication_lag;
-    real.persistence = s.redis.persistence;
-    real.rdb_interval = s.redis.rdb_interval;
-    real.redis_server = options.redis_server;
-    auto real_world = std::make_unique<RealWorld>(real);
-    // A limiter has no holder whose value another could overwrite: its key
-    // is not watched on real servers (one snapshot per INCR is load a
-    // limiter's timing does not need).
-    if (!algo->is_limiter()) real_world->WatchKeys({lock_config.key});
-    world = std::move(real_world);
-    real_world_ptr = static_cast<RealWorld*>(world.get());
+WorldOptions ScenarioRun::MakeWorldOptions() const {
+  const Scenario& s = scenario();
+  WorldOptions w;
+  w.seed = result_.seed;
+  w.nodes = s.nodes;
+  w.latency_min = s.network.latency_min;
+  w.latency_max = s.network.latency_max;
+  w.replicas = s.redis.replicas;
+  w.replication_lag = s.redis.replication_lag;
+  w.persistence = s.redis.persistence;
+  w.rdb_interval = s.redis.rdb_interval;
+  w.redis_server = options_.redis_server;
+  return w;
+}
+
+void ScenarioRun::Setup() {
+  const Scenario& s = scenario();
+  if (backend() == Backend::kReal) interrupt_guard_.emplace();
+  world_ = MakeWorld(backend(), MakeWorldOptions());
+  // A limiter has no holder whose value another could overwrite: on real
+  // servers its key is not watched (one snapshot per INCR is load a
+  // limiter's timing does not need).
+  if (backend() == Backend::kVirtual || !algo_->is_limiter()) world_->WatchKeys({lock_.key});
+  world_->SetReplayHint("locksim run " + input_file_ + " --algorithm " + result_.algorithm +
+                        " --seed " + std::to_string(result_.seed) + " --backend " +
+                        std::string(BackendName(backend())));
+  world_->SetCallTimeout(s.network.timeout);
+  using Type = WorkloadSpec::Type;
+  resource_ = std::make_unique<ProtectedResource>(s.workload.type == Type::kInventory ? s.workload.stock
+                                                  : s.workload.type == Type::kTokenRefresh ? -1
+                                                                                           : 0);
+  for (const ClientSpec& c : s.clients) AddClient(c);
+  AwaitAdapters();
+  nemesis_ = std::make_unique<Nemesis>(*world_, s.faults, NemesisHooks());
+}
+
+// One process per client, one Lock per process shared by its threads; a
+// single-threaded client's thread is recorded under the client's name,
+// threads of a multi-threaded one as "A.1", "A.2", ...
+void ScenarioRun::AddClient(const ClientSpec& c) {
+  const int p = world_->AddProcess(c.name);
+  process_of_[c.name] = p;
+  std::vector<int>& actors = actors_of_[c.name];
+  if (c.threads > 1) {
+    for (int64_t t = 1; t <= c.threads; ++t) {
+      actors.push_back(world_->AddThread(p, c.name + "." + std::to_string(t)));
+    }
   }
-  world->SetReplayHint("locksim run " + input.file + " --algorithm " + result.algorithm +
-                       " --seed " + std::to_string(result.seed) + " --backend " +
-                       std::string(BackendName(options.backend)));
+  StartClient(c, c.start);
+}
 
-  world->SetCallTimeout(s.network.timeout);
-  // One process per client, one Lock per process shared by its threads;
-  // a single-threaded client's thread is recorded under the client's name,
-  // threads of a multi-threaded one as "A.1", "A.2", ... A client restarted
-  // after a crash starts afresh: a new Lock (new owner id, no local state)
-  // and its workload from the beginning, on the same history actors.
-  std::map<std::string, int> process_of;
-  std::map<std::string, std::vector<int>> actors_of;
-  ProtectedResource resource(s.workload.type == WorkloadSpec::Type::kInventory ? s.workload.stock
-                             : s.workload.type == WorkloadSpec::Type::kTokenRefresh ? -1
-                                                                                     : 0);
-  auto start_client = [&](const ClientSpec& c, Nanos at) {
-    const int p = process_of.at(c.name);
-    const std::vector<int>& actors = actors_of.at(c.name);
-    envs.push_back(std::make_unique<ProcessEnv>(world.get(), p));
-    ProcessEnv& main_thread = *envs.back();
-    std::vector<ProcessEnv*> threads;
-    if (c.threads == 1) {
-      threads.push_back(&main_thread);
-    } else {
-      for (int64_t t = 1; t <= c.threads; ++t) {
-        const int id = t == 1 ? 1 : world->NextThreadId(p);
-        envs.push_back(std::make_unique<ProcessEnv>(world.get(), p, actors[t - 1], id));
-        threads.push_back(envs.back().get());
-      }
-    }
-    if (algo->is_limiter()) {
-      limiters.push_back(algo->make_limiter(main_thread, lock_config));
-      for (ProcessEnv* t : threads) {
-        world->Spawn(p, at, RunLimiterClient(*world, *t, *limiters.back(), c, lock_config.key));
-      }
-      return;
-    }
-    if (algo->adapter != nullptr) {
-      auto lock = std::make_unique<AdapterLock>(*real_world_ptr, p, c.name, *algo->adapter,
-                                                lock_config, options.adapter);
-      adapter_of[p] = lock.get();
-      locks.push_back(std::move(lock));
-    } else {
-      locks.push_back(algo->make(main_thread, lock_config));
-    }
+// Also for a client restarted after a crash: it starts afresh, with a new
+// Lock (new owner id, no local state) and its workload from the beginning,
+// on the same history actors.
+void ScenarioRun::StartClient(const ClientSpec& c, Nanos at) {
+  const int p = process_of_.at(c.name);
+  envs_.push_back(std::make_unique<ProcessEnv>(world_.get(), p));
+  ProcessEnv& main_thread = *envs_.back();
+  const std::vector<ProcessEnv*> threads =
+      c.threads == 1 ? std::vector<ProcessEnv*>{&main_thread} : StartThreads(c, p);
+  if (algo_->is_limiter()) {
+    limiters_.push_back(algo_->make_limiter(main_thread, lock_));
     for (ProcessEnv* t : threads) {
-      world->Spawn(p, at,
-                   RunClient(*world, *t, *locks.back(), c, lock_config.key, s.workload, resource));
+      world_->Spawn(p, at, RunLimiterClient(*world_, *t, *limiters_.back(), c, lock_.key));
     }
-  };
-  for (const ClientSpec& c : s.clients) {
-    const int p = world->AddProcess(c.name);
-    process_of[c.name] = p;
-    std::vector<int>& actors = actors_of[c.name];
-    if (c.threads > 1) {
-      for (int64_t t = 1; t <= c.threads; ++t) {
-        actors.push_back(world->AddThread(p, c.name + "." + std::to_string(t)));
-      }
-    }
-    start_client(c, c.start);
+    return;
   }
-  Cluster* cluster = dynamic_cast<Cluster*>(world.get());
-  if (!adapter_of.empty()) {
-    // The adapters start in parallel; the scenario's clock starts once
-    // all of them are ready.
-    for (auto& [p, adapter] : adapter_of) adapter->AwaitHello();
-    real_world_ptr->RestartClock();
+  locks_.push_back(MakeLock(p, c, main_thread));
+  for (ProcessEnv* t : threads) {
+    world_->Spawn(p, at,
+                  RunClient(*world_, *t, *locks_.back(), c, lock_.key, scenario().workload,
+                            *resource_));
   }
+}
+
+// The Envs of a multi-threaded client's threads "A.1", "A.2", ... (thread
+// ids 1, 2, ...); the process's main-thread Env stays the Lock's own.
+std::vector<ProcessEnv*> ScenarioRun::StartThreads(const ClientSpec& c, int p) {
+  std::vector<ProcessEnv*> threads;
+  const std::vector<int>& actors = actors_of_.at(c.name);
+  for (int64_t t = 1; t <= c.threads; ++t) {
+    const int id = t == 1 ? 1 : world_->NextThreadId(p);
+    envs_.push_back(std::make_unique<ProcessEnv>(world_.get(), p, actors[t - 1], id));
+    threads.push_back(envs_.back().get());
+  }
+  return threads;
+}
+
+std::unique_ptr<Lock> ScenarioRun::MakeLock(int p, const ClientSpec& c, ProcessEnv& main_thread) {
+  if (algo_->adapter == nullptr) return algo_->make(main_thread, lock_);
+  AdapterHost* host = world_->adapter_host();
+  if (host == nullptr) {
+    throw InputError(std::string(algo_->id) + " needs --backend real");  // Refuse() said so
+  }
+  auto lock = std::make_unique<AdapterLock>(*world_, *host, p, c.name, *algo_->adapter, lock_,
+                                            options_.adapter);
+  adapter_of_[p] = lock.get();
+  return lock;
+}
+
+// The adapters start in parallel; the scenario's clock starts once all of
+// them are ready.
+void ScenarioRun::AwaitAdapters() {
+  if (adapter_of_.empty()) return;
+  for (auto& [p, adapter] : adapter_of_) adapter->AwaitHello();
+  world_->adapter_host()->RestartClock();
+}
+
+int ScenarioRun::ProcessOf(const std::string& name) const {
+  auto it = process_of_.find(name);
+  if (it != process_of_.end()) return it->second;
+  for (int i = 0; i < world_->PhysicalNodeCount(); ++i) {
+    if (world_->NodeName(i) == name) return world_->node_process(i);
+  }
+  return -1;
+}
+
+Nemesis::Hooks ScenarioRun::NemesisHooks() {
   Nemesis::Hooks hooks;
-  hooks.process_of = [&](const std::string& name) {
-    auto it = process_of.find(name);
-    if (it != process_of.end()) return it->second;
-    for (int i = 0; i < cluster->PhysicalNodeCount(); ++i) {
-      if (cluster->NodeName(i) == name) return cluster->node_process(i);
-    }
-    return -1;
-  };
-  hooks.restart_client = [&](const std::string& name) {
-    for (const ClientSpec& c : s.clients) {
-      if (c.name == name) start_client(c, world->Now());
+  hooks.process_of = [this](const std::string& name) { return ProcessOf(name); };
+  hooks.restart_client = [this](const std::string& name) {
+    for (const ClientSpec& c : scenario().clients) {
+      if (c.name == name) StartClient(c, world_->Now());
     }
   };
-  hooks.cluster = cluster;
-  hooks.signal_process = [&](int p, int signo) {
-    if (auto it = adapter_of.find(p); it != adapter_of.end()) it->second->Signal(signo);
+  hooks.signal_process = [this](int p, int signo) {
+    if (auto it = adapter_of_.find(p); it != adapter_of_.end()) it->second->Signal(signo);
   };
-  hooks.lock_key = lock_config.key;
-  Nemesis nemesis(*world, s.faults, hooks);
-  nemesis.Start();
+  hooks.lock_key = lock_.key;
+  return hooks;
+}
 
-  world->Run(s.duration);
+void ScenarioRun::Start() {
+  nemesis_->Start();
+  world_->Run(scenario().duration);
+}
 
-  result.end = world->Now();
-  result.unfired = nemesis.Unfired();
-  world->history().SetListener(nullptr);
-  for (const auto& env : envs) result.redis_commands += env->commands_sent();
-  result.history = std::move(world->history());
-  world.reset();  // coroutine frames go before the envs and locks they use
-  for (const Op& op : result.history.ops()) {
+RunResult ScenarioRun::Check() {
+  RunResult& r = result_;
+  r.end = world_->Now();
+  r.unfired = nemesis_->Unfired();
+  world_->history().SetListener(nullptr);
+  for (const auto& env : envs_) r.redis_commands += env->commands_sent();
+  r.history = std::move(world_->history());
+  nemesis_.reset();
+  world_.reset();  // coroutine frames go before the envs and locks they use
+  for (const Op& op : r.history.ops()) {
     if (op.f != OpF::kAcquire || IsNested(op)) continue;
-    if (op.type == OpType::kOk) ++result.acquisitions;
-    if (op.type == OpType::kFail) ++result.failed_acquisitions;
+    if (op.type == OpType::kOk) ++r.acquisitions;
+    if (op.type == OpType::kFail) ++r.failed_acquisitions;
   }
-  result.check = CheckMutualExclusion(result.history, result.end);
-  result.effect = CheckWorkload(result.history, s.workload);
-  if (algo->is_limiter()) {
-    result.limiter = true;
+  const Scenario& s = scenario();
+  r.check = CheckMutualExclusion(r.history, r.end);
+  if (r.limiter) {
     // Window starts are seen a reply's latency late; allow for it.
-    const Nanos tolerance = options.backend == Backend::kVirtual
+    const Nanos tolerance = backend() == Backend::kVirtual
                                 ? 2 * s.network.latency_max + std::chrono::milliseconds(1)
                                 : std::chrono::milliseconds(50);
-    result.effect = CheckLimiter(result.history, lock_config.limit, lock_config.ttl, tolerance);
+    r.effect = CheckLimiter(r.history, lock_.limit, lock_.ttl, tolerance);
+  } else {
+    r.effect = CheckWorkload(r.history, s.workload);
   }
-  result.liveness = CheckLiveness(result.history, result.end, s.liveness, algo->is_limiter());
-  return result;
+  r.liveness = CheckLiveness(r.history, r.end, s.liveness, r.limiter);
+  return std::move(result_);
+}
+
+}  // namespace
+
+RunResult RunScenario(const Scenario& scenario, const RunOptions& options) {
+  ScenarioRun run(scenario, options);
+  run.Setup();
+  run.Start();
+  return run.Check();
 }
 
 }  // namespace locksim

@@ -63,8 +63,8 @@ void Nemesis::CheckSupported(const std::vector<FaultSpec>& faults, bool virtual_
   }
 }
 
-Nemesis::Nemesis(Runtime& runtime, std::vector<FaultSpec> faults, Hooks hooks)
-    : rt_(runtime),
+Nemesis::Nemesis(World& world, std::vector<FaultSpec> faults, Hooks hooks)
+    : rt_(world),
       faults_(std::move(faults)),
       hooks_(std::move(hooks)),
       fired_(faults_.size(), false),
@@ -129,9 +129,8 @@ void Nemesis::OnOp(int64_t index) {
 }
 
 int Nemesis::NodeOf(const std::string& name) const {
-  if (hooks_.cluster == nullptr) return -1;
   const int p = hooks_.process_of(name);
-  return p < 0 ? -1 : hooks_.cluster->PhysicalOf(p);
+  return p < 0 ? -1 : rt_.PhysicalOf(p);
 }
 
 void Nemesis::Record(OpF f, const std::string& value, int subject_process) {
@@ -148,7 +147,7 @@ void Nemesis::Fire(size_t i) {
   fired_[i] = true;
   const FaultSpec f = faults_[i];  // a copy: hooks may run scenario code
   using T = FaultSpec::Type;
-  Cluster* world = hooks_.cluster;
+  World* world = &rt_;
   const int p = f.process.empty() ? -1 : hooks_.process_of(f.process);
   const int node = f.process.empty() ? -1 : NodeOf(f.process);
   auto restart = [this, world](const std::string& name) {

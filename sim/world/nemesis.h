@@ -10,9 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/world/cluster.h"
-#include "sim/world/runtime.h"
 #include "sim/scenario/scenario.h"
+#include "sim/world/world.h"
 
 namespace locksim {
 
@@ -23,7 +22,6 @@ class Nemesis {
     std::function<int(const std::string&)> process_of;
     // Starts a restarted client process again (a new incarnation).
     std::function<void(const std::string& client)> restart_client;
-    Cluster* cluster = nullptr;  // node and link faults
     // A client process that is an OS process of its own (an adapter-driven
     // client) gets the signal a fault means: SIGSTOP when a pause starts,
     // SIGCONT when it ends, SIGKILL at a crash. May be empty.
@@ -37,7 +35,7 @@ class Nemesis {
   static void CheckSupported(const std::vector<FaultSpec>& faults, bool virtual_world,
                              const std::vector<std::string>& nodes, const std::string& file);
 
-  Nemesis(Runtime& runtime, std::vector<FaultSpec> faults, Hooks hooks);
+  Nemesis(World& world, std::vector<FaultSpec> faults, Hooks hooks);
   // Schedules the timed faults and starts watching the history for the
   // triggered ones.
   void Start();
@@ -51,7 +49,7 @@ class Nemesis {
   int NodeOf(const std::string& name) const;  // physical node, -1 if a client
   void SignalProcess(int process, int signo);
 
-  Runtime& rt_;
+  World& rt_;
   std::vector<FaultSpec> faults_;
   Hooks hooks_;
   std::vector<bool> fired_;

@@ -4,8 +4,8 @@
 
 namespace locksim {
 
-VirtualWorld::VirtualWorld(const Options& options)
-    : Runtime(options.seed, kVirtualEpoch), options_(options) {
+VirtualWorld::VirtualWorld(const WorldOptions& options)
+    : World(options.seed, kVirtualEpoch), options_(options) {
   for (int g = 0; g < options.nodes; ++g) {
     Group group;
     for (int r = 0; r <= options.replicas; ++r) {

@@ -20,32 +20,22 @@
 #include <utility>
 #include <vector>
 
-#include "sim/world/cluster.h"
-#include "sim/world/runtime.h"
 #include "sim/vredis/server.h"
+#include "sim/world/world.h"
 
 namespace locksim {
 
-class VirtualWorld : public Runtime, public Cluster {
+class VirtualWorld : public World {
  public:
-  struct Options {
-    uint64_t seed = 1;
-    int nodes = 1;  // groups: independent masters
-    Nanos latency_min = std::chrono::microseconds(100);
-    Nanos latency_max = std::chrono::microseconds(500);
-    int replicas = 0;  // per group
-    Nanos replication_lag = std::chrono::milliseconds(1);
-    Persistence persistence = Persistence::kNone;
-    Nanos rdb_interval = std::chrono::seconds(60);
-  };
-  explicit VirtualWorld(const Options& options);
+  // Reads every field of WorldOptions but the real backend's binaries.
+  explicit VirtualWorld(const WorldOptions& options);
 
   void Send(int client, int actor, int node, Command cmd,
             std::function<void(Reply)> done) override;
   int NodeCount() const override { return static_cast<int>(groups_.size()); }
   void Abandon(int actor, int node) override;
 
-  // Cluster (sim/world/cluster.h).
+  // World (sim/world/world.h).
   int PhysicalNodeCount() const override { return static_cast<int>(nodes_.size()); }
   int PhysicalOf(int process) const override;
   int node_process(int physical) const override { return nodes_[physical].process; }
@@ -72,9 +62,7 @@ class VirtualWorld : public Runtime, public Cluster {
   const std::vector<int>& MembersOf(int group) const { return groups_[group].members; }
   VirtualRedis& node(int physical) { return *nodes_[physical].redis; }
 
-  // Keys whose state on every node is recorded in the history (a `state`
-  // op each time it changes, with the client whose command changed it).
-  void WatchKeys(std::vector<std::string> keys);
+  void WatchKeys(std::vector<std::string> keys) override;
   // Records what changed on the node since it was last looked at (after a
   // clock change, say).
   void Observe(int physical, int cause = -1);
@@ -120,7 +108,7 @@ class VirtualWorld : public Runtime, public Cluster {
   // if it has work and no tick is pending.
   void ScheduleCron(int physical);
 
-  Options options_;
+  WorldOptions options_;
   std::vector<Node> nodes_;
   std::vector<Group> groups_;
   std::map<std::pair<int, int>, Nanos> link_last_;  // FIFO per link

@@ -102,7 +102,7 @@ struct Outcome {
 
 // One try on five nodes with a 1s lease (drift 12ms) and a fixed latency.
 Outcome OneTry(Nanos one_way) {
-  VirtualWorld::Options o;
+  WorldOptions o;
   o.nodes = 5;
   o.latency_min = o.latency_max = one_way;
   VirtualWorld w(o);
@@ -142,7 +142,7 @@ TEST(RedlockTest, ValidityCheckFailsASlowMajorityAndUnlocksEveryNode) {
 TEST(RedlockTest, AMinorityIsNotALock) {
   // Three of five nodes already hold someone else's key: two OKs are no
   // majority, so the try fails and its unlock removes only its own two keys.
-  VirtualWorld::Options o;
+  WorldOptions o;
   o.nodes = 5;
   VirtualWorld w(o);
   for (int node : {0, 1, 2}) {

@@ -20,7 +20,7 @@ Task<void> CallAt(ProcessEnv* env, Command cmd, Reply* out) {
 
 class ReplicationTest : public ::testing::Test {
  protected:
-  void Make(VirtualWorld::Options o) {
+  void Make(WorldOptions o) {
     o.latency_min = o.latency_max = milliseconds(1);
     world_ = std::make_unique<VirtualWorld>(o);
     client_ = world_->AddProcess("A");

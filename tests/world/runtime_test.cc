@@ -244,7 +244,7 @@ Task<void> SetOnEveryNode(ProcessEnv* env, Runtime* w, bool parallel, std::vecto
 
 TEST(RuntimeTest, WhenAllCallsToEveryNodeTakeOneRoundTrip) {
   for (bool parallel : {true, false}) {
-    VirtualWorld::Options o;
+    WorldOptions o;
     o.nodes = 5;
     o.latency_min = o.latency_max = milliseconds(1);
     VirtualWorld w(o);
