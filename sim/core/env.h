@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "sim/core/reply.h"
 #include "sim/core/signal.h"
@@ -64,6 +65,32 @@ class Env {
     }
     return out;
   }
+};
+
+// An Env that forwards every call to another one, as LevelDB's EnvWrapper
+// does: a recording or faulty Env for a test overrides only the method it
+// changes (Call, say) and inherits the rest.
+class EnvWrapper : public Env {
+ public:
+  // REQUIRES: `target` outlives the wrapper.
+  explicit EnvWrapper(Env* target) : target_(target) {}
+  Env* target() const { return target_; }
+
+  Task<Reply> Call(int node, Command cmd) override { return target_->Call(node, std::move(cmd)); }
+  int NodeCount() const override { return target_->NodeCount(); }
+  Nanos Now() const override { return target_->Now(); }
+  Task<void> SleepFor(Nanos d) override { return target_->SleepFor(d); }
+  uint64_t Random() override { return target_->Random(); }
+  int ThreadId() const override { return target_->ThreadId(); }
+  void StartThread(std::string name, std::function<Task<void>(Env&)> body) override {
+    target_->StartThread(std::move(name), std::move(body));
+  }
+  Task<bool> WaitFor(Signal& signal, Nanos timeout) override {
+    return target_->WaitFor(signal, timeout);
+  }
+
+ private:
+  Env* target_;
 };
 
 }  // namespace locksim

@@ -58,29 +58,17 @@ TEST(RedlockTest, ResolvedDefaultsAreRedlockRbs) {
 }
 
 // An Env that records every reply a lock receives, per node.
-class RecordingEnv : public Env {
+class RecordingEnv : public EnvWrapper {
  public:
-  explicit RecordingEnv(ProcessEnv* inner) : inner_(inner) {}
+  using EnvWrapper::EnvWrapper;
   Task<Reply> Call(int node, Command cmd) override {
     std::string name = cmd[0];
-    Reply r = co_await inner_->Call(node, std::move(cmd));
+    Reply r = co_await target()->Call(node, std::move(cmd));
     log.push_back(name + "@" + std::to_string(node) + " -> " + r.ToString());
     co_return r;
   }
-  int NodeCount() const override { return inner_->NodeCount(); }
-  Nanos Now() const override { return inner_->Now(); }
-  Task<void> SleepFor(Nanos d) override { return inner_->SleepFor(d); }
-  uint64_t Random() override { return inner_->Random(); }
-  int ThreadId() const override { return inner_->ThreadId(); }
-  void StartThread(std::string name, std::function<Task<void>(Env&)> body) override {
-    inner_->StartThread(std::move(name), std::move(body));
-  }
-  Task<bool> WaitFor(Signal& s, Nanos timeout) override { return inner_->WaitFor(s, timeout); }
 
   std::vector<std::string> log;
-
- private:
-  ProcessEnv* inner_;
 };
 
 Task<void> AcquireThenLook(Lock* lock, RecordingEnv* env, bool* acquired, int* keys_left) {

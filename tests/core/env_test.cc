@@ -1,0 +1,77 @@
+// EnvWrapper (sim/core/env.h): it forwards every call to its target, so a
+// recording or faulty Env for a test is a few lines that override one
+// method.
+#include "sim/core/env.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/world/process_env.h"
+#include "sim/world/virtual_world.h"
+
+namespace locksim {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// A faulty Env: node 0 is unreachable, whatever the world says; the
+// command never leaves the client.
+class UnreachableEnv : public EnvWrapper {
+ public:
+  using EnvWrapper::EnvWrapper;
+  Task<Reply> Call(int node, Command cmd) override {
+    if (node != 0) co_return co_await target()->Call(node, std::move(cmd));
+    co_return Reply::Error("ERR connection refused");
+  }
+};
+
+Task<void> SleepThenSet(Env* env, Nanos* woke, Reply* reply) {
+  co_await env->SleepFor(milliseconds(5));
+  *woke = env->Now();
+  Command set = {"SET", "k", "v"};
+  *reply = co_await env->Call(0, std::move(set));
+}
+
+TEST(EnvWrapperTest, ForwardsEveryCallToItsTarget) {
+  VirtualWorld w({.seed = 3, .nodes = 2});
+  const int p = w.AddProcess("A");
+  ProcessEnv target(&w, p);
+  EnvWrapper env(&target);
+  EXPECT_EQ(env.target(), &target);
+  EXPECT_EQ(env.NodeCount(), 2);
+  EXPECT_EQ(env.Now(), target.Now());
+  EXPECT_EQ(env.ThreadId(), 1);
+  {
+    // The same seed and process, unwrapped: the same draw.
+    VirtualWorld same({.seed = 3, .nodes = 2});
+    ProcessEnv direct(&same, same.AddProcess("A"));
+    EXPECT_EQ(env.Random(), direct.Random());
+  }
+  Nanos woke{0};
+  Reply reply;
+  w.Spawn(p, Nanos(0), SleepThenSet(&env, &woke, &reply));
+  w.Run(seconds(1));
+  EXPECT_EQ(woke, kVirtualEpoch + milliseconds(5));
+  EXPECT_TRUE(reply.IsOk()) << reply.ToString();
+  // The target recorded the command and its reply, as for any client.
+  ASSERT_EQ(w.history().size(), 2u);
+  EXPECT_EQ(w.history().ops()[0].f, OpF::kRedis);
+  EXPECT_EQ(w.history().ops()[1].type, OpType::kOk);
+}
+
+TEST(EnvWrapperTest, AFaultyEnvOverridesOneMethodAndKeepsTheRest) {
+  VirtualWorld w({});
+  const int p = w.AddProcess("A");
+  ProcessEnv target(&w, p);
+  UnreachableEnv env(&target);
+  Nanos woke{0};
+  Reply reply;
+  w.Spawn(p, Nanos(0), SleepThenSet(&env, &woke, &reply));
+  w.Run(seconds(1));
+  EXPECT_EQ(woke, kVirtualEpoch + milliseconds(5));  // SleepFor went to the world
+  EXPECT_EQ(reply, Reply::Error("ERR connection refused"));
+  EXPECT_EQ(w.history().size(), 0u) << "the command never reached the world";
+}
+
+}  // namespace
+}  // namespace locksim
