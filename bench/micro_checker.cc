@@ -15,6 +15,18 @@
 namespace locksim::bench {
 namespace {
 
+// `op` of `from`, `shift` later, into `to` (the synthetic history's kinds).
+void CopyOp(const History& from, const Op& op, Nanos shift, History* to) {
+  const Nanos t = op.time + shift;
+  switch (op.payload) {
+    case Payload::kKey: to->AddStep(t, op.actor, op.type, op.f, from.key(op), op.nested); break;
+    case Payload::kCommand: to->AddCommand(t, op.actor, op.node, from.command(op).ToCommand()); break;
+    case Payload::kReply: to->AddReply(t, op.actor, op.type, op.node, from.reply(op)); break;
+    case Payload::kText: to->AddFault(t, op.f, from.text(op), op.subject); break;
+    default: to->Add(t, op.actor, op.type, op.f); break;
+  }
+}
+
 void BM_CheckMutualExclusion(benchmark::State& state) {
   const SyntheticHistory h = MakeSyntheticHistory(state.range(0));
   for (auto _ : state) {
@@ -31,15 +43,13 @@ BENCHMARK(BM_CheckMutualExclusion)
 void BM_CheckOpenHolder(benchmark::State& state) {
   SyntheticHistory h = MakeSyntheticHistory(state.range(0), /*overlap_every=*/0);
   // A sixth client enters first and never leaves.
-  const int crashed = h.history.AddProcess("F");
+  const int crashed = h.history.AddActor("F");
   History with_open;
-  with_open.AddProcess("A");
-  for (int p = 2; p <= crashed; ++p) with_open.AddProcess(h.history.name(p));
-  with_open.Add(Nanos(0), crashed, OpType::kOk, OpF::kAcquire);
-  with_open.Add(Nanos(1), crashed, OpType::kInvoke, OpF::kCs, "lock:resource");
-  for (const Op& op : h.history.ops()) {
-    with_open.Add(op.time + Nanos(2), op.process, op.type, op.f, op.value, op.node);
-  }
+  with_open.AddActor("A");
+  for (int p = 2; p <= crashed; ++p) with_open.AddActor(h.history.name(p));
+  with_open.AddStep(Nanos(0), crashed, OpType::kOk, OpF::kAcquire, "lock:resource");
+  with_open.AddStep(Nanos(1), crashed, OpType::kInvoke, OpF::kCs, "lock:resource");
+  for (const Op& op : h.history.ops()) CopyOp(h.history, op, Nanos(2), &with_open);
   for (auto _ : state) {
     CheckResult r = CheckMutualExclusion(with_open, h.end + Nanos(2));
     benchmark::DoNotOptimize(r);

@@ -27,35 +27,37 @@ class Builder {
  public:
   explicit Builder(uint64_t seed) : random_(seed) {
     for (int i = 0; i < kClients; ++i) {
-      clients_[i] = out_.history.AddProcess(std::string(1, static_cast<char>('A' + i)));
+      clients_[i] = out_.history.AddActor(std::string(1, static_cast<char>('A' + i)));
     }
   }
 
-  void Add(int process, OpType type, OpF f, std::string value = {}, int node = -1) {
+  // The next op's time.
+  Nanos Tick() {
     now_ += Nanos(100'000 + static_cast<int64_t>(random_.Uniform(400'000)));
-    out_.history.Add(now_, process, type, f, std::move(value), node);
+    return now_;
+  }
+  void Step(int p, OpType type, OpF f) { out_.history.AddStep(Tick(), p, type, f, kKey); }
+  void Fault(OpF f, std::string what) { out_.history.AddFault(Tick(), f, std::move(what)); }
+  // A command and its reply, as ProcessEnv::Call records them.
+  void Call(int p, const Command& cmd, Reply reply) {
+    out_.history.AddCommand(Tick(), p, 0, cmd);
+    out_.history.AddReply(Tick(), p, OpType::kOk, 0, std::move(reply));
   }
 
-  // One client's acquire (SET NX PX), as recorded by ProcessEnv::Call.
+  // One client's acquire (SET NX PX).
   std::string Acquire(int p) {
     std::string token = Token(random_);
-    Add(p, OpType::kInvoke, OpF::kAcquire);
-    Add(p, OpType::kInvoke, OpF::kRedis, FormatCommand({"SET", kKey, token, "NX", "PX", "5000"}), 0);
-    Add(p, OpType::kOk, OpF::kRedis, "OK", 0);
-    Add(p, OpType::kOk, OpF::kAcquire);
+    Step(p, OpType::kInvoke, OpF::kAcquire);
+    Call(p, {"SET", kKey, token, "NX", "PX", "5000"}, Reply::Ok());
+    Step(p, OpType::kOk, OpF::kAcquire);
     return token;
   }
   // A failed try of a waiting client.
-  void Try(int p) {
-    Add(p, OpType::kInvoke, OpF::kRedis,
-        FormatCommand({"SET", kKey, Token(random_), "NX", "PX", "5000"}), 0);
-    Add(p, OpType::kOk, OpF::kRedis, "(nil)", 0);
-  }
+  void Try(int p) { Call(p, {"SET", kKey, Token(random_), "NX", "PX", "5000"}, Reply::Nil()); }
   void Release(int p, const std::string& token, bool deleted) {
-    Add(p, OpType::kInvoke, OpF::kRelease);
-    Add(p, OpType::kInvoke, OpF::kRedis, FormatCommand(CompareAndDeleteCommand(kKey, token)), 0);
-    Add(p, OpType::kOk, OpF::kRedis, deleted ? "(integer) 1" : "(integer) 0", 0);
-    Add(p, OpType::kOk, OpF::kRelease);
+    Step(p, OpType::kInvoke, OpF::kRelease);
+    Call(p, CompareAndDeleteCommand(kKey, token), Reply::Integer(deleted ? 1 : 0));
+    Step(p, OpType::kOk, OpF::kRelease);
   }
 
   SyntheticHistory Build(int64_t ops, int64_t overlap_every) {
@@ -64,22 +66,22 @@ class Builder {
       const int holder = clients_[cycle % kClients];
       const int next = clients_[(cycle + 1) % kClients];
       const std::string token = Acquire(holder);
-      Add(holder, OpType::kInvoke, OpF::kCs, kKey);
+      Step(holder, OpType::kInvoke, OpF::kCs);
       if (overlap_every > 0 && cycle % overlap_every == overlap_every - 1) {
         // F1: the holder pauses past its TTL; the next client gets the lock.
-        Add(out_.history.nemesis(), OpType::kInfo, OpF::kPause, "A paused for 6s");
+        Fault(OpF::kPause, "A paused for 6s");
         const std::string other = Acquire(next);
-        Add(next, OpType::kInvoke, OpF::kCs, kKey);
-        Add(out_.history.nemesis(), OpType::kInfo, OpF::kResume, "A resumed");
-        Add(holder, OpType::kOk, OpF::kCs, kKey);
+        Step(next, OpType::kInvoke, OpF::kCs);
+        Fault(OpF::kResume, "A resumed");
+        Step(holder, OpType::kOk, OpF::kCs);
         Release(holder, token, /*deleted=*/false);
-        Add(next, OpType::kOk, OpF::kCs, kKey);
+        Step(next, OpType::kOk, OpF::kCs);
         Release(next, other, /*deleted=*/true);
         ++cycle;
       } else {
         Try(clients_[(cycle + 2) % kClients]);
         Try(clients_[(cycle + 3) % kClients]);
-        Add(holder, OpType::kOk, OpF::kCs, kKey);
+        Step(holder, OpType::kOk, OpF::kCs);
         Release(holder, token, /*deleted=*/true);
       }
       ++cycle;

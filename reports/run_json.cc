@@ -11,11 +11,11 @@ ojson OpToJson(const History& h, const Op& op) {
   ojson j;
   j["index"] = op.index;
   j["time"] = op.time.count();
-  j["process"] = h.name(op.process);
+  j["process"] = h.name(op.actor);
   j["type"] = OpTypeName(op.type);
   j["f"] = OpFName(op.f);
   if (op.node >= 0) j["node"] = op.node;
-  j["value"] = op.value;
+  j["value"] = h.ValueText(op);
   return j;
 }
 
@@ -33,12 +33,13 @@ ojson LeaseAtEntry(const History& h, int thread, int64_t at) {
   for (int64_t i = 0; i < at; ++i) {
     const Op& op = h.ops()[i];
     if (op.f != OpF::kState) continue;
-    const bool mine = op.subject >= 0 && h.owner(op.subject) == owner && !StateAbsent(op.value);
+    const KeyState& state = h.state(op);
+    const bool mine = op.subject >= 0 && h.owner(op.subject) == owner && state.present;
     if (mine) {
-      const int64_t pttl = StatePttl(op.value);
-      lease_end[op.process] = pttl >= 0 ? op.time + std::chrono::milliseconds(pttl) : Nanos::max();
+      lease_end[op.actor] =
+          state.pttl_ms ? op.time + std::chrono::milliseconds(*state.pttl_ms) : Nanos::max();
     } else if (op.type == OpType::kOk) {
-      auto it = lease_end.find(op.process);
+      auto it = lease_end.find(op.actor);
       if (it != lease_end.end() && it->second > op.time) it->second = op.time;
     }
   }
@@ -66,11 +67,12 @@ ojson SectionToJson(const History& h, const CriticalSection& s) {
 
 // One line per event, as a terminal would show it.
 std::string TraceLine(const History& h, const Op& op) {
-  std::string line = FormatDuration(op.time) + "  " + h.name(op.process) + " " +
+  std::string line = FormatDuration(op.time) + "  " + h.name(op.actor) + " " +
                      std::string(OpFName(op.f));
   if (op.type != OpType::kInfo || op.f == OpF::kRedis) line += " " + std::string(OpTypeName(op.type));
   if (op.f == OpF::kState && op.subject >= 0) line += " (by " + h.name(op.subject) + ")";
-  if (!op.value.empty()) line += ": " + op.value;
+  const std::string value = h.ValueText(op);
+  if (!value.empty()) line += ": " + value;
   return line;
 }
 
@@ -80,8 +82,8 @@ std::string ForeignWriteCommand(const History& h, const Violation& v) {
   // The command the writer sent last before the node's change.
   for (int64_t i = v.state_index; i >= 0; --i) {
     const Op& op = h.ops()[i];
-    if (op.process == v.writer && op.f == OpF::kRedis && op.type == OpType::kInvoke) {
-      return op.value.substr(0, op.value.find(' '));
+    if (op.actor == v.writer && op.f == OpF::kRedis && op.type == OpType::kInvoke) {
+      return std::string(h.command(op).name());
     }
   }
   return "command";
@@ -93,8 +95,8 @@ std::string DescribeViolation(const RunResult& r, const Violation& v) {
     const std::string command = ForeignWriteCommand(h, v);
     const Op& state = h.ops()[v.state_index];
     return h.name(v.writer) + "'s " + command + " " +
-           (StateAbsent(state.value) ? "deleted " : "overwrote ") + h.name(v.holder) + "'s " +
-           v.resource + " on " + h.name(state.process) + " at " + FormatDuration(state.time) +
+           (h.state(state).present ? "overwrote " : "deleted ") + h.name(v.holder) + "'s " +
+           v.resource + " on " + h.name(state.actor) + " at " + FormatDuration(state.time) +
            " while " + h.name(v.holder) + " held the lock";
   }
   return h.name(v.first.process) + " and " + h.name(v.second.process) +
@@ -149,7 +151,7 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
       const Op& state = h.ops()[v.state_index];
       vj["writer"] = h.name(v.writer);
       vj["holder"] = h.name(v.holder);
-      vj["node"] = h.name(state.process);
+      vj["node"] = h.name(state.actor);
       vj["state"] = OpToJson(h, state);
       vj["holder_section"] = SectionToJson(h, v.first);
     } else {
@@ -164,7 +166,7 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
     const int64_t last = v.events.empty() ? -1 : v.events.back();
     for (int64_t i = 0; i <= last; ++i) {
       const Op& op = h.ops()[i];
-      if (op.process == h.nemesis()) faults.push_back(TraceLine(h, op));
+      if (op.actor == h.nemesis()) faults.push_back(TraceLine(h, op));
     }
     for (int64_t i : v.events) {
       const Op& op = h.ops()[i];

@@ -8,13 +8,14 @@
 namespace locksim {
 namespace {
 
-// "SET lock:x tok NX PX 5000" -> "SET"; EVALSHA runs the same script as the
-// EVAL that loaded it, so both count as one command for retries.
-std::string CommandName(std::string_view command) {
-  std::string name(command.substr(0, command.find(' ')));
-  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (name == "EVALSHA") name = "EVAL";
-  return name;
+// Whether two requests count as the same command for retries: the same
+// name, any case; EVALSHA runs the same script as the EVAL that loaded it,
+// so the two are one. An adapter's requests are all "adapter".
+bool SameCommand(std::string_view a, std::string_view b) {
+  auto canonical = [](std::string_view name) {
+    return CommandNameIs(name, "EVALSHA") ? std::string_view("EVAL") : name;
+  };
+  return CommandNameIs(canonical(a), canonical(b));
 }
 
 // a / b rounded to 3 decimals, exactly from integers, so that the same
@@ -29,7 +30,7 @@ struct Attempt {
   bool open = false;
   Nanos start{0};
   int node = -1;
-  std::string first;  // command name of the first command, empty before it
+  std::string first;  // name of the first command, as sent; empty before it
   int64_t commands = 0;
   int64_t repeats = 0;
 };
@@ -54,7 +55,7 @@ AcquisitionStats ComputeAcquisitionStats(const History& history, Nanos end) {
   s.simulated = end;
   std::map<int, Attempt> attempts;  // by process (thread)
   for (const Op& op : history.ops()) {
-    Attempt& a = attempts[op.process];
+    Attempt& a = attempts[op.actor];
     if (op.f == OpF::kAcquire) {
       if (op.type == OpType::kInvoke) {
         a = Attempt{};
@@ -70,13 +71,15 @@ AcquisitionStats ComputeAcquisitionStats(const History& history, Nanos end) {
         ++s.failed_acquisitions;
         a.open = false;
       }
-    } else if (op.f == OpF::kRedis && op.type == OpType::kInvoke && a.open) {
+    } else if ((op.f == OpF::kRedis || op.f == OpF::kAdapter) && op.type == OpType::kInvoke &&
+               a.open) {
       ++a.commands;
-      const std::string name = CommandName(op.value);
+      const std::string_view name =
+          op.f == OpF::kAdapter ? std::string_view("adapter") : history.command(op).name();
       if (a.first.empty()) {
         a.first = name;
         a.node = op.node;
-      } else if (name == a.first && op.node == a.node) {
+      } else if (SameCommand(name, a.first) && op.node == a.node) {
         ++a.repeats;
       }
     }

@@ -4,7 +4,9 @@
 //
 // An acquisition is a thread's `acquire` invoke followed by its `acquire`
 // ok (a success) or fail (timed out). Within it:
-//   - commands are the thread's `redis` invoke ops between the two;
+//   - commands are the thread's `redis` invoke ops between the two (for an
+//     adapter-driven client, its `adapter` requests: locksim does not see
+//     the library's own Redis commands);
 //   - retries are the commands that repeat the acquisition's first one (same
 //     node, same command name, EVALSHA counted as EVAL), so SET NX PX sent
 //     three times is two retries, whatever else each attempt sends.

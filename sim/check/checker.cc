@@ -10,7 +10,7 @@ namespace {
 
 std::vector<CriticalSection> Sections(const History& history, Nanos end) {
   std::vector<CriticalSection> out;
-  // (actor, resource) -> out; the views point into the history's values.
+  // (actor, resource) -> out; the views point into the history's keys.
   std::map<std::pair<int, std::string_view>, size_t> open;
   std::vector<int64_t> last_acquired;  // by process: its last acquire ok, or -1
   for (const Op& op : history.ops()) {
@@ -27,22 +27,22 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
         }
       }
     } else if (op.f == OpF::kAcquire && op.type == OpType::kOk) {
-      const size_t p = static_cast<size_t>(op.process);
+      const size_t p = static_cast<size_t>(op.actor);
       if (p >= last_acquired.size()) last_acquired.resize(p + 1, -1);
       last_acquired[p] = op.index;
     } else if (op.f == OpF::kCs && op.type == OpType::kInvoke) {
       CriticalSection s;
-      s.process = op.process;
-      s.resource = op.value;
+      s.process = op.actor;
+      s.resource = history.key(op);
       s.start = op.time;
       s.end = end;
       s.enter_index = op.index;
-      const size_t p = static_cast<size_t>(op.process);
+      const size_t p = static_cast<size_t>(op.actor);
       s.acquired_index = p < last_acquired.size() ? last_acquired[p] : -1;
-      open[{op.process, std::string_view(op.value)}] = out.size();
+      open[{op.actor, std::string_view(history.key(op))}] = out.size();
       out.push_back(std::move(s));
     } else if (op.f == OpF::kCs && op.type != OpType::kInvoke) {
-      auto it = open.find({op.process, std::string_view(op.value)});
+      auto it = open.find({op.actor, std::string_view(history.key(op))});
       if (it != open.end()) {
         out[it->second].end = op.time;
         out[it->second].exit_index = op.index;
@@ -86,18 +86,19 @@ std::vector<int64_t> ExplainByScan(const History& history, int64_t from, int64_t
     bool keep = IsFault(op.f);
     switch (op.f) {
       case OpF::kAcquire:
-        acquiring[op.process] = op.type == OpType::kInvoke;
+        acquiring[op.actor] = op.type == OpType::kInvoke;
         keep = op.type != OpType::kInvoke;
         break;
       case OpF::kRelease:
-        releasing[op.process] = op.type == OpType::kInvoke;
+        releasing[op.actor] = op.type == OpType::kInvoke;
         keep = true;
         break;
       case OpF::kRedis:
-        keep = releasing[op.process] ||
-               (acquiring[op.process] && (op.process == a || op.process == b));
+      case OpF::kAdapter:
+        keep = releasing[op.actor] ||
+               (acquiring[op.actor] && (op.actor == a || op.actor == b));
         break;
-      case OpF::kCs: keep = op.process == a || op.process == b; break;
+      case OpF::kCs: keep = op.actor == a || op.actor == b; break;
       case OpF::kState:
       case OpF::kWrite: keep = true; break;
       default: break;
@@ -121,7 +122,7 @@ class Explainer {
       return v[p];
     };
     for (const Op& op : history.ops()) {
-      const size_t p = static_cast<size_t>(op.process);
+      const size_t p = static_cast<size_t>(op.actor);
       switch (op.f) {
         case OpF::kAcquire:
           if (op.type != OpType::kInvoke) always_.push_back(op.index);
@@ -133,7 +134,8 @@ class Explainer {
           Of(&markers_, p).push_back({op.index, false});
           at(last_release, p) = op.index;
           break;
-        case OpF::kRedis: {
+        case OpF::kRedis:
+        case OpF::kAdapter: {
           // Inside a release (an acquire) when the thread's last release
           // (acquire) op before it is an invoke; listed only if that invoke
           // is in the range, as the scan only knows what it has seen.
@@ -242,12 +244,12 @@ std::vector<int64_t> Explain(const History& history, const CriticalSection& a,
   bool found = false;
   for (int64_t i = from; i >= 0 && i > from - kLongRange; --i) {
     const Op& op = history.ops()[i];
-    if (op.f == OpF::kAcquire && op.type == OpType::kInvoke && op.process == a.process) {
+    if (op.f == OpF::kAcquire && op.type == OpType::kInvoke && op.actor == a.process) {
       from = i;
       found = true;
       break;
     }
-    if (op.f == OpF::kRelease && op.process == a.process) {
+    if (op.f == OpF::kRelease && op.actor == a.process) {
       found = true;
       break;
     }
@@ -266,25 +268,24 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
   std::map<int, int64_t> holding;  // thread -> its acquire ok, while it holds
   std::map<std::pair<int, std::string>, int> writer;  // (node, key) -> thread
   for (const Op& op : history.ops()) {
-    if (op.f == OpF::kAcquire && op.type == OpType::kOk && !IsNested(op)) {
-      holding[op.process] = op.index;
-    } else if (op.f == OpF::kRelease && op.type == OpType::kInvoke && !IsNested(op)) {
-      holding.erase(op.process);
+    if (op.f == OpF::kAcquire && op.type == OpType::kOk && !op.nested) {
+      holding[op.actor] = op.index;
+    } else if (op.f == OpF::kRelease && op.type == OpType::kInvoke && !op.nested) {
+      holding.erase(op.actor);
     } else if (op.f == OpF::kCrash && op.subject >= 0) {
       std::erase_if(holding, [&](const auto& h) { return history.owner(h.first) == op.subject; });
     } else if (op.f == OpF::kState && op.type == OpType::kOk) {
-      const size_t cut = op.value.find(StateAbsent(op.value) ? " absent" : " = ");
-      const std::string key = op.value.substr(0, cut);
-      int& w = writer[{op.process, key}];
+      const KeyState& state = history.state(op);
+      int& w = writer[{op.actor, state.key}];
       const int victim = w;
-      w = op.subject >= 0 && !StateAbsent(op.value) ? op.subject : -1;
+      w = op.subject >= 0 && state.present ? op.subject : -1;
       if (op.subject < 0 || victim <= 0) continue;
       if (history.owner(victim) == history.owner(op.subject)) continue;
       auto held = holding.find(victim);
       if (held == holding.end()) continue;
       Violation v;
       v.kind = ViolationKind::kForeignWrite;
-      v.resource = key;
+      v.resource = state.key;
       v.state_index = op.index;
       v.writer = op.subject;
       v.holder = victim;

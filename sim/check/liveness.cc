@@ -20,7 +20,7 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
   LivenessResult r;
   std::set<int> waiting;  // threads inside an acquire
   std::set<int> working;  // threads holding the lock, not waiting for it again
-  std::map<int, std::string> last_sent;
+  std::map<int, bool> sent_exec;  // thread -> its last command was EXEC
   // Start of the current stuck stretch, if one is open.
   Nanos since_at{0};
   bool open = false;
@@ -60,20 +60,20 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
     switch (op.f) {
       case OpF::kAcquire:
         if (op.type == OpType::kInvoke) {
-          waiting.insert(op.process);
-          if (IsNested(op)) working.erase(op.process);
+          waiting.insert(op.actor);
+          if (op.nested) working.erase(op.actor);
         } else {
-          waiting.erase(op.process);
+          waiting.erase(op.actor);
           if (op.type == OpType::kOk) {
-            working.insert(op.process);
-            if (!IsNested(op)) ++r.acquisitions;
-          } else if (IsNested(op)) {
-            working.insert(op.process);  // back to the outer section
+            working.insert(op.actor);
+            if (!op.nested) ++r.acquisitions;
+          } else if (op.nested) {
+            working.insert(op.actor);  // back to the outer section
           }
         }
         break;
       case OpF::kRelease:
-        if (op.type != OpType::kInvoke && !IsNested(op)) working.erase(op.process);
+        if (op.type != OpType::kInvoke && !op.nested) working.erase(op.actor);
         break;
       case OpF::kCrash:
         if (op.subject >= 0) {
@@ -83,9 +83,9 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
         break;
       case OpF::kRedis:
         if (op.type == OpType::kInvoke) {
-          last_sent[op.process] = op.value.substr(0, op.value.find(' '));
-        } else if (waiting.contains(op.process) && op.value == "(nil)" &&
-                   (last_sent[op.process] == "EXEC" || last_sent[op.process] == "exec")) {
+          sent_exec[op.actor] = CommandNameIs(history.command(op).name(), "EXEC");
+        } else if (waiting.contains(op.actor) && sent_exec[op.actor] &&
+                   history.reply(op).IsNil()) {
           ++r.retries;
         }
         break;

@@ -1,6 +1,5 @@
 #include "sim/check/workload.h"
 
-#include <cstdlib>
 #include <algorithm>
 #include <map>
 
@@ -29,8 +28,6 @@ std::optional<WorkloadSpec::Type> ParseWorkloadName(std::string_view name) {
 
 namespace {
 
-int64_t Leading(const std::string& value) { return std::strtoll(value.c_str(), nullptr, 10); }
-
 std::string Plural(int64_t n, const std::string& word) {
   if (word == "admitted") return std::to_string(n) + " admitted";
   if (word == "reply") return std::to_string(n) + (n == 1 ? " reply" : " replies");
@@ -46,11 +43,11 @@ WorkloadEffect CheckWorkload(const History& history, const WorkloadSpec& spec) {
   for (const Op& op : history.ops()) {
     if (op.f == OpF::kWrite && op.type == OpType::kOk) {
       ++accepted;
-      last = Leading(op.value);
+      last = history.number(op);
     } else if (op.f == OpF::kWrite && op.type == OpType::kFail) {
       ++rejected;
     } else if (op.f == OpF::kRefresh || op.f == OpF::kJob) {
-      ++per_key[Leading(op.value)];
+      ++per_key[history.number(op)];
     }
   }
   switch (spec.type) {
@@ -66,7 +63,8 @@ WorkloadEffect CheckWorkload(const History& history, const WorkloadSpec& spec) {
           ++matched;
         } else {
           e.holds = false;
-          e.sentences.push_back(history.name(op.process) + ": " + op.value);
+          e.sentences.push_back(history.name(op.actor) + ": " +
+                                FormatReplyCheck(history.reply_check(op), /*matched=*/false));
         }
       }
       if (e.holds) e.sentences.push_back(Plural(matched, "reply") + " exactly as Redis gives them");
@@ -134,15 +132,18 @@ WorkloadEffect CheckLimiter(const History& history, int64_t limit, Nanos window,
   std::map<int, bool> expire_owed;  // actor -> INCR returned 1, no EXPIRE yet
   std::map<int, bool> incr_pending;
   for (const Op& op : history.ops()) {
-    if (op.f == OpF::kAdmit && op.type == OpType::kOk) admitted.push_back({op.time, Leading(op.value)});
+    if (op.f == OpF::kAdmit && op.type == OpType::kOk) {
+      admitted.push_back({op.time, history.number(op)});
+    }
     if (op.f == OpF::kAdmit && op.type == OpType::kFail) ++refused;
     if (op.f != OpF::kRedis) continue;
     if (op.type == OpType::kInvoke) {
-      incr_pending[op.process] = op.value.rfind("INCR ", 0) == 0;
-      if (op.value.rfind("EXPIRE ", 0) == 0) expire_owed[op.process] = false;
-    } else if (incr_pending[op.process]) {
-      incr_pending[op.process] = false;
-      if (op.value == "(integer) 1") expire_owed[op.process] = true;
+      const std::string_view name = history.command(op).name();
+      incr_pending[op.actor] = CommandNameIs(name, "INCR");
+      if (CommandNameIs(name, "EXPIRE")) expire_owed[op.actor] = false;
+    } else if (incr_pending[op.actor]) {
+      incr_pending[op.actor] = false;
+      if (history.reply(op).IsInteger(1)) expire_owed[op.actor] = true;
     }
   }
   // Two pointers over the admissions: for each window start, count what

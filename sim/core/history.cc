@@ -1,5 +1,8 @@
 #include "sim/core/history.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace locksim {
 
 std::string_view OpTypeName(OpType t) {
@@ -35,29 +38,74 @@ std::string_view OpFName(OpF f) {
     case OpF::kDelay: return "delay";
     case OpF::kDrop: return "drop";
     case OpF::kState: return "state";
+    case OpF::kAdapter: return "adapter";
   }
   return "?";
 }
 
-int64_t StatePttl(std::string_view value) {
-  const size_t at = value.rfind(" pttl ");
-  if (at == std::string_view::npos) return -1;
-  int64_t v = 0;
-  for (char c : value.substr(at + 6)) {
-    if (c < '0' || c > '9') break;
-    v = v * 10 + (c - '0');
-  }
-  return v;
+Command CommandView::ToCommand() const {
+  Command cmd;
+  cmd.reserve(argc_);
+  for (size_t i = 0; i < argc_; ++i) cmd.emplace_back((*this)[i]);
+  return cmd;
 }
 
-bool StateAbsent(std::string_view value) { return value.ends_with(" absent"); }
+std::string FormatCommand(const CommandView& cmd) {
+  std::string out;
+  for (size_t i = 0; i < cmd.size(); ++i) {
+    if (i) out += ' ';
+    AppendCommandArg(cmd[i], &out);
+  }
+  return out;
+}
+
+namespace {
+
+// As a report shows a value: long ones cut to 37 bytes and "...".
+std::string Shorten(const std::string& v) { return v.size() <= 40 ? v : v.substr(0, 37) + "..."; }
+
+}  // namespace
+
+std::string FormatKeyState(const KeyState& s) {
+  if (!s.present) return s.key + " absent";
+  std::string out = s.key + " = ";
+  if (s.hash) {
+    out += "{";
+    for (size_t i = 0; i < s.fields.size(); ++i) {
+      out += (i ? ", " : "") + Shorten(s.fields[i].first) + ": " + Shorten(s.fields[i].second);
+    }
+    out += "}";
+  } else {
+    out += "\"" + Shorten(s.str) + "\"";
+  }
+  out += s.pttl_ms ? " pttl " + std::to_string(*s.pttl_ms) : " no ttl";
+  return out;
+}
+
+std::string FormatStep(std::string_view key, bool nested) {
+  std::string out(key);
+  if (nested) out += " (nested)";
+  return out;
+}
+
+std::string FormatNumber(int64_t value, std::optional<int64_t> token) {
+  std::string out = std::to_string(value);
+  if (token) out += " (token " + std::to_string(*token) + ")";
+  return out;
+}
+
+std::string FormatReplyCheck(const ReplyCheck& check, bool matched) {
+  if (matched) return check.got.ToString();
+  return "reply to " + FormatCommand(check.command) + " was " + check.got.ToString() +
+         ", Redis gives " + check.expected;
+}
 
 History::History() {
   names_.emplace_back(kNemesis);
   owners_.push_back(0);
 }
 
-int History::AddProcess(std::string name, int owner) {
+int History::AddActor(std::string name, int owner) {
   names_.push_back(std::move(name));
   const int id = static_cast<int>(names_.size()) - 1;
   owners_.push_back(owner < 0 ? id : owner);
@@ -71,21 +119,141 @@ int History::Find(std::string_view name) const {
   return -1;
 }
 
-const Op& History::Add(Nanos time, int process, OpType type, OpF f,
-                       std::string value, int node, int subject) {
+const Op& History::Append(Nanos time, int actor, OpType type, OpF f, Payload payload,
+                          uint32_t slot, int node, int subject, bool nested) {
   Op op;
   op.index = static_cast<int64_t>(ops_.size());
   op.time = time;
-  op.process = process;
-  op.type = type;
-  op.f = f;
+  op.actor = actor;
   op.node = node;
   op.subject = subject;
-  op.value = std::move(value);
-  const int64_t index = op.index;
-  ops_.push_back(std::move(op));
-  if (listener_) listener_(index);
-  return ops_[index];
+  op.type = type;
+  op.f = f;
+  op.payload = payload;
+  op.nested = nested;
+  op.slot = slot;
+  ops_.push_back(op);
+  if (listener_) listener_(op.index);
+  return ops_[static_cast<size_t>(op.index)];
+}
+
+const Op& History::AddStep(Nanos time, int actor, OpType type, OpF f, std::string_view key,
+                           bool nested) {
+  auto it = key_slots_.find(key);
+  if (it == key_slots_.end()) it = key_slots_.emplace(std::string(key), Push(&keys_, std::string(key))).first;
+  return Append(time, actor, type, f, Payload::kKey, it->second, -1, -1, nested);
+}
+
+const Op& History::AddCommand(Nanos time, int actor, int node, const Command& cmd) {
+  CommandSlot c{command_bytes_.size(), static_cast<uint32_t>(command_ends_.size()),
+                static_cast<uint32_t>(cmd.size())};
+  uint32_t end = 0;
+  for (const std::string& arg : cmd) {
+    command_bytes_ += arg;
+    end += static_cast<uint32_t>(arg.size());
+    command_ends_.push_back(end);
+  }
+  return Append(time, actor, OpType::kInvoke, OpF::kRedis, Payload::kCommand,
+                Push(&commands_, c), node);
+}
+
+const Op& History::AddReply(Nanos time, int actor, OpType type, int node, Reply reply) {
+  return Append(time, actor, type, OpF::kRedis, Payload::kReply,
+                Push(&replies_, std::move(reply)), node);
+}
+
+const Op& History::AddNumber(Nanos time, int actor, OpType type, OpF f, int64_t value,
+                             std::optional<int64_t> token) {
+  return Append(time, actor, type, f, Payload::kNumber, Push(&numbers_, Number{value, token}));
+}
+
+const Op& History::AddReplyCheck(Nanos time, int actor, OpType type, ReplyCheck check) {
+  return Append(time, actor, type, OpF::kRead, Payload::kReplyCheck,
+                Push(&reply_checks_, std::move(check)));
+}
+
+const Op& History::AddFault(Nanos time, OpF f, std::string description, int subject) {
+  return Append(time, nemesis(), OpType::kInfo, f, Payload::kText,
+                Push(&texts_, std::move(description)), -1, subject);
+}
+
+const Op& History::AddState(Nanos time, int node_actor, OpType type, KeyState state,
+                            int cause) {
+  return Append(time, node_actor, type, OpF::kState, Payload::kState,
+                Push(&states_, std::move(state)), -1, cause);
+}
+
+const Op& History::AddAdapterMessage(Nanos time, int actor, OpType type, std::string json) {
+  return Append(time, actor, type, OpF::kAdapter, Payload::kText, Push(&texts_, std::move(json)));
+}
+
+const Op& History::Add(Nanos time, int actor, OpType type, OpF f) {
+  return Append(time, actor, type, f, Payload::kNone, 0);
+}
+
+void History::Expect(const Op& op, Payload payload) const {
+  if (op.payload == payload) return;
+  std::fprintf(stderr, "locksim: history op %lld (%s %s) read as the wrong kind of value\n",
+               static_cast<long long>(op.index), std::string(OpFName(op.f)).c_str(),
+               std::string(OpTypeName(op.type)).c_str());
+  std::abort();
+}
+
+const std::string& History::key(const Op& op) const {
+  static const std::string kNoKey;
+  if (op.payload == Payload::kNone) return kNoKey;
+  Expect(op, Payload::kKey);
+  return keys_[op.slot];
+}
+
+CommandView History::command(const Op& op) const {
+  Expect(op, Payload::kCommand);
+  const CommandSlot& c = commands_[op.slot];
+  return CommandView(&command_bytes_, &command_ends_, c.begin, c.first_end, c.argc);
+}
+
+const Reply& History::reply(const Op& op) const {
+  Expect(op, Payload::kReply);
+  return replies_[op.slot];
+}
+
+int64_t History::number(const Op& op) const {
+  Expect(op, Payload::kNumber);
+  return numbers_[op.slot].value;
+}
+
+std::optional<int64_t> History::token(const Op& op) const {
+  Expect(op, Payload::kNumber);
+  return numbers_[op.slot].token;
+}
+
+const ReplyCheck& History::reply_check(const Op& op) const {
+  Expect(op, Payload::kReplyCheck);
+  return reply_checks_[op.slot];
+}
+
+const KeyState& History::state(const Op& op) const {
+  Expect(op, Payload::kState);
+  return states_[op.slot];
+}
+
+const std::string& History::text(const Op& op) const {
+  Expect(op, Payload::kText);
+  return texts_[op.slot];
+}
+
+std::string History::ValueText(const Op& op) const {
+  switch (op.payload) {
+    case Payload::kNone: return "";
+    case Payload::kKey: return FormatStep(key(op), op.nested);
+    case Payload::kCommand: return FormatCommand(command(op));
+    case Payload::kReply: return reply(op).ToString();
+    case Payload::kNumber: return FormatNumber(number(op), token(op));
+    case Payload::kReplyCheck: return FormatReplyCheck(reply_check(op), op.type == OpType::kOk);
+    case Payload::kState: return FormatKeyState(state(op));
+    case Payload::kText: return text(op);
+  }
+  return "";
 }
 
 }  // namespace locksim

@@ -1,87 +1,226 @@
 // The history of a run, in Jepsen's shape: plain records
-//   {index, time, process, type, f, value}
+//   {index, time, actor, type, f, value}
 // with type invoke / ok / fail / info (info: outcome unknown, or an event
 // that is not an operation, such as a fault). Times are true (simulation)
-// time. Faults are recorded with process "nemesis". Checkers are pure
+// time. Faults are recorded under the actor "nemesis". Checkers are pure
 // functions of this data and know nothing of Redis or of the worlds.
+//
+// An op's value is data, not text: a Redis command and its reply as the
+// Command and Reply that crossed the wire, a node's key state as its value
+// and TTL, a lock step as its key and whether it is nested, a number as a
+// number. The values live in typed side tables of the History, indexed from
+// the op, so that an Op stays small (a run can record 10^6 of them); read
+// them with history.command(op), history.state(op), ... Text is made only
+// when a value is written out (result JSON, trace lines, the terminal), by
+// ValueText, one formatting function per kind; nothing parses it back.
 #ifndef LOCKSIM_SIM_CORE_HISTORY_H_
 #define LOCKSIM_SIM_CORE_HISTORY_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "sim/core/reply.h"
 #include "sim/core/time.h"
 
 namespace locksim {
 
 enum class OpType : uint8_t { kInvoke, kOk, kFail, kInfo };
 
-// What an operation is. Client operations: acquire, cs (the critical
-// section: invoke on entry, ok on exit), release, redis (one command to one
-// node: invoke carries the command, ok the reply). Nemesis: pause, resume.
-// The protected resource (workloads): read, write (ok: accepted, fail:
-// rejected by the fencing guard; value starts with the number written),
-// refresh (token-refresh: value is the invalidation epoch), job
-// (scheduled-job: value is the tick). Rate limiters: admit (invoke; ok:
-// admitted, fail: refused; value is the window's count).
-// Faults, recorded under the nemesis with `subject` = the process acted on
-// (its main actor) where there is one: pause, resume, crash, restart,
-// clock, expire, failover, partition, heal, delay, drop.
-// Node state (virtual backend): state, recorded under a Redis node each
-// time a watched key changes on it; value "KEY = VALUE pttl N", "KEY = VALUE
-// no ttl" or "KEY absent"; type ok when the value changed or the key went
+// What an operation is, and the value it carries (History's accessor).
+// Client operations:
+//   acquire, cs (the critical section: invoke on entry, ok on exit),
+//   release      key(op), and op.nested for a lock taken again inside its
+//                own critical section (a client with "reenter");
+//   redis        one command to one node (op.node): invoke carries
+//                command(op), ok the reply(op), info a reply that never
+//                came (the socket timeout's error reply);
+//   adapter      one request to an adapter-driven client's library process
+//                (docs/adapters.md) and its reply: text(op), the JSON line
+//                exchanged (not a Redis command: locksim does not see the
+//                library's own commands).
+// The protected resource (workloads), number(op):
+//   read         the value read (ok); the commands workload reads replies
+//                instead: reply_check(op), ok when it is the one Redis
+//                gives, fail when not;
+//   write        the value written, with token(op), the fencing token it
+//                carried (ok: accepted, fail: rejected by the fencing guard);
+//   refresh      the invalidation epoch (token-refresh);
+//   job          the tick (scheduled-job).
+// Rate limiters: admit (invoke: key(op); ok admitted / fail refused:
+// number(op), the window's count).
+// Faults, under the nemesis with `subject` = the actor acted on (the main
+// actor of its process) where there is one, text(op) their description:
+// pause, resume, crash, restart, clock, expire, failover, partition, heal,
+// delay, drop.
+// Node state: state, recorded under a Redis node each time a watched key
+// changes on it, state(op); type ok when the value changed or the key went
 // away, info when only its TTL changed; `subject` = the client thread whose
 // command made the change (-1: expiry, replication, restart, a fault).
 enum class OpF : uint8_t {
   kAcquire, kCs, kRelease, kRedis, kPause, kResume, kRead, kWrite, kRefresh, kJob, kAdmit,
-  kCrash, kRestart, kClock, kExpire, kFailover, kPartition, kHeal, kDelay, kDrop, kState
+  kCrash, kRestart, kClock, kExpire, kFailover, kPartition, kHeal, kDelay, kDrop, kState,
+  kAdapter
 };
 
 std::string_view OpTypeName(OpType t);
 std::string_view OpFName(OpF f);
 
+// Which side table an op's value is in.
+enum class Payload : uint8_t {
+  kNone, kKey, kCommand, kReply, kNumber, kReplyCheck, kState, kText
+};
+
 struct Op {
   int64_t index = 0;
   Nanos time{0};
-  int process = 0;  // index into History::process_names()
+  int actor = 0;     // a thread, or a node, or the nemesis: History::name(actor)
+  int node = -1;     // the Redis node, for f == kRedis
+  int subject = -1;  // faults: the actor acted on; state: who changed it
   OpType type = OpType::kInfo;
   OpF f = OpF::kAcquire;
-  int node = -1;  // the Redis node, for f == kRedis
-  int subject = -1;  // faults: the process acted on; state: who changed it
-  std::string value;
+  Payload payload = Payload::kNone;
+  bool nested = false;  // acquire / release of a lock already held (reenter)
+  uint32_t slot = 0;    // where the value is in its side table
 };
 
-// A lock taken again inside its own critical section (a client with
-// "reenter") records its acquire and release with this suffix on the value.
-inline constexpr std::string_view kNestedSuffix = " (nested)";
-inline bool IsNested(const Op& op) { return op.value.ends_with(kNestedSuffix); }
+// A watched key on a node at one moment: absent, or its value (a string,
+// or a hash's fields in their order) and the TTL it had left.
+struct KeyState {
+  std::string key;
+  bool present = false;
+  bool hash = false;
+  std::string str;
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::optional<int64_t> pttl_ms;  // none: no TTL (and always none when absent)
 
-// The TTL in a state op's value ("... pttl 4999"), or -1 when it has none.
-int64_t StatePttl(std::string_view value);
-// Whether a state op's value says the key is absent.
-bool StateAbsent(std::string_view value);
+  static KeyState Absent(std::string key) {
+    KeyState s;
+    s.key = std::move(key);
+    return s;
+  }
+  // The same value, whatever the TTL.
+  bool SameValue(const KeyState& other) const {
+    return present == other.present && hash == other.hash && str == other.str &&
+           fields == other.fields;
+  }
+  bool operator==(const KeyState&) const = default;
+};
+
+// The commands workload's check of one reply (F13): what was sent, what
+// came back, and what Redis gives (as redis-cli prints it, from the
+// scenario).
+struct ReplyCheck {
+  Command command;
+  Reply got;
+  std::string expected;
+};
+
+// A command as a history stores it: its arguments back to back in one
+// buffer. The view is valid while its History lives (adding ops does not
+// invalidate it); a string_view it hands out, until the next command is
+// recorded.
+class CommandView {
+ public:
+  CommandView() = default;
+  CommandView(const std::string* bytes, const std::vector<uint32_t>* ends, uint64_t begin,
+              uint32_t first_end, uint32_t argc)
+      : bytes_(bytes), ends_(ends), begin_(begin), first_end_(first_end), argc_(argc) {}
+  size_t size() const { return argc_; }
+  bool empty() const { return argc_ == 0; }
+  std::string_view operator[](size_t i) const {
+    const uint32_t* ends = ends_->data() + first_end_;
+    const uint32_t from = i == 0 ? 0 : ends[i - 1];
+    return std::string_view(bytes_->data() + begin_ + from, ends[i] - from);
+  }
+  // argv[0], as sent (any case): compare it with CommandNameIs.
+  std::string_view name() const { return argc_ == 0 ? std::string_view() : (*this)[0]; }
+  Command ToCommand() const;
+
+ private:
+  const std::string* bytes_ = nullptr;
+  const std::vector<uint32_t>* ends_ = nullptr;  // each argument's end, from `begin_`
+  uint64_t begin_ = 0;
+  uint32_t first_end_ = 0;
+  uint32_t argc_ = 0;
+};
+
+// The text of each kind of value, exactly as results.json has always shown
+// it (docs/results.md).
+//   "SET lock:x tok NX PX 5000" (FormatCommand's quoting)
+std::string FormatCommand(const CommandView& cmd);
+//   `KEY = "value" pttl 4999`, `KEY = {field: value} no ttl`, `KEY absent`;
+//   strings longer than 40 bytes shortened to 37 and "..."
+std::string FormatKeyState(const KeyState& state);
+//   "lock:x", "lock:x (nested)"
+std::string FormatStep(std::string_view key, bool nested);
+//   "7", "7 (token 3)"
+std::string FormatNumber(int64_t value, std::optional<int64_t> token);
+//   ok: the reply; fail: "reply to CMD was GOT, Redis gives EXPECTED"
+std::string FormatReplyCheck(const ReplyCheck& check, bool matched);
 
 class History {
  public:
   static constexpr std::string_view kNemesis = "nemesis";
 
-  History();  // process 0 is the nemesis
+  History();  // actor 0 is the nemesis
 
-  // A new actor. `owner` is the actor of the process it belongs to (the
-  // main thread of a client process); -1: it is a process of its own.
-  int AddProcess(std::string name, int owner = -1);
+  // A new actor (a thread, a node, ...). `owner` is the actor of the
+  // process it belongs to (the main thread of a client process); -1: it is
+  // a process of its own.
+  int AddActor(std::string name, int owner = -1);
   int nemesis() const { return 0; }
   // The main actor of the process `actor` belongs to.
   int owner(int actor) const { return owners_[actor]; }
   int Find(std::string_view name) const;  // -1 when unknown
-  const std::vector<std::string>& process_names() const { return names_; }
-  const std::string& name(int process) const { return names_[process]; }
+  const std::string& name(int actor) const { return names_[actor]; }
 
-  const Op& Add(Nanos time, int process, OpType type, OpF f,
-                std::string value = {}, int node = -1, int subject = -1);
+  // Recording: one function per kind of value (see OpF for which op
+  // carries which). Each calls the listener and returns the new op.
+  // A client's lock step (acquire, cs, release) or a limiter's request
+  // (admit invoke) on `key`.
+  const Op& AddStep(Nanos time, int actor, OpType type, OpF f, std::string_view key,
+                    bool nested = false);
+  // A Redis command sent to `node` (redis invoke): its bytes are copied
+  // into the history's command buffer, so the caller keeps `cmd` to send.
+  const Op& AddCommand(Nanos time, int actor, int node, const Command& cmd);
+  // The reply to it: ok, or info for a reply that never came in time.
+  const Op& AddReply(Nanos time, int actor, OpType type, int node, Reply reply);
+  const Op& AddNumber(Nanos time, int actor, OpType type, OpF f, int64_t value,
+                      std::optional<int64_t> token = std::nullopt);
+  const Op& AddReplyCheck(Nanos time, int actor, OpType type, ReplyCheck check);
+  // A fault, under the nemesis (type info).
+  const Op& AddFault(Nanos time, OpF f, std::string description, int subject = -1);
+  // A watched key's state on the node `node_actor`; `cause` is the client
+  // thread whose command changed it, -1 when none did.
+  const Op& AddState(Nanos time, int node_actor, OpType type, KeyState state, int cause = -1);
+  // An adapter request (invoke) or its reply (ok), as the JSON line.
+  const Op& AddAdapterMessage(Nanos time, int actor, OpType type, std::string json);
+  // An op without a value.
+  const Op& Add(Nanos time, int actor, OpType type, OpF f);
+
+  // The values. Each REQUIRES the op to carry that kind (op.payload); a
+  // mismatch is a bug and aborts.
+  // The key of a lock step or admit invoke ("" for an op recorded without one).
+  const std::string& key(const Op& op) const;
+  CommandView command(const Op& op) const;
+  const Reply& reply(const Op& op) const;
+  int64_t number(const Op& op) const;
+  std::optional<int64_t> token(const Op& op) const;  // a write's fencing token
+  const ReplyCheck& reply_check(const Op& op) const;
+  const KeyState& state(const Op& op) const;
+  // A fault's description, an adapter's JSON line.
+  const std::string& text(const Op& op) const;
+
+  // The op's value as written out (the JSON "value", trace lines): "" for
+  // an op without one.
+  std::string ValueText(const Op& op) const;
 
   // Called after each Add with the new op's index (the fault triggers).
   // The listener may add ops itself.
@@ -91,9 +230,41 @@ class History {
   size_t size() const { return ops_.size(); }
 
  private:
+  struct Number {
+    int64_t value;
+    std::optional<int64_t> token;
+  };
+  // Where a command is in the command buffer.
+  struct CommandSlot {
+    uint64_t begin;      // in command_bytes_
+    uint32_t first_end;  // in command_ends_
+    uint32_t argc;
+  };
+  template <typename Table, typename Value>
+  static uint32_t Push(Table* table, Value&& value) {
+    table->push_back(std::forward<Value>(value));
+    return static_cast<uint32_t>(table->size() - 1);
+  }
+  const Op& Append(Nanos time, int actor, OpType type, OpF f, Payload payload, uint32_t slot,
+                   int node = -1, int subject = -1, bool nested = false);
+  void Expect(const Op& op, Payload payload) const;
+
   std::vector<std::string> names_;
   std::vector<int> owners_;
   std::vector<Op> ops_;
+  // The side tables. Deques, so that a reference to a value stays valid
+  // while ops are added (a listener reads one op's value while the fault it
+  // fires records another).
+  std::deque<std::string> keys_;  // interned: a run has a key or two
+  std::map<std::string, uint32_t, std::less<>> key_slots_;
+  std::string command_bytes_;
+  std::vector<uint32_t> command_ends_;
+  std::vector<CommandSlot> commands_;
+  std::deque<Reply> replies_;
+  std::deque<Number> numbers_;
+  std::deque<ReplyCheck> reply_checks_;
+  std::deque<KeyState> states_;
+  std::deque<std::string> texts_;
   std::function<void(int64_t)> listener_;
 };
 

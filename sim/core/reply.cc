@@ -67,6 +67,14 @@ std::string Reply::ToString() const {
   return "?";
 }
 
+void AppendCommandArg(std::string_view arg, std::string* out) {
+  if (NeedsQuotes(arg)) {
+    AppendQuoted(arg, out);
+  } else {
+    out->append(arg);
+  }
+}
+
 std::string FormatCommand(const Command& cmd) {
   size_t size = 0;
   for (const std::string& arg : cmd) size += arg.size() + 3;
@@ -74,13 +82,18 @@ std::string FormatCommand(const Command& cmd) {
   out.reserve(size);
   for (size_t i = 0; i < cmd.size(); ++i) {
     if (i) out += ' ';
-    if (NeedsQuotes(cmd[i])) {
-      AppendQuoted(cmd[i], &out);
-    } else {
-      out += cmd[i];
-    }
+    AppendCommandArg(cmd[i], &out);
   }
   return out;
+}
+
+bool CommandNameIs(std::string_view name, std::string_view expected) {
+  if (name.size() != expected.size()) return false;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const auto upper = [](char c) { return c >= 'a' && c <= 'z' ? static_cast<char>(c - 32) : c; };
+    if (upper(name[i]) != upper(expected[i])) return false;
+  }
+  return true;
 }
 
 }  // namespace locksim

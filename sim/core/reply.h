@@ -45,6 +45,14 @@ struct Reply {
 
 // Quotes a command for display: SET lock:x "a b" NX PX 100.
 std::string FormatCommand(const Command& cmd);
+// Appends one argument as FormatCommand shows it (quoted and escaped when
+// it is empty or has spaces, quotes or bytes outside printable ASCII).
+void AppendCommandArg(std::string_view arg, std::string* out);
+
+// Whether `name` names the command `expected`, as Redis looks commands up:
+// ASCII case-insensitively ("exec" is EXEC). Every comparison of command
+// names goes through here.
+bool CommandNameIs(std::string_view name, std::string_view expected);
 
 }  // namespace locksim
 

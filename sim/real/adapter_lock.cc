@@ -242,7 +242,7 @@ Task<nlohmann::json> AdapterLock::Request(Env& env, nlohmann::json request, Nano
   const std::string line = request.dump();
   History& h = world_.history();
   const int actor = world_.MainActor(process_);
-  h.Add(world_.Now(), actor, OpType::kInvoke, OpF::kRedis, "adapter " + line, 0);
+  h.AddAdapterMessage(world_.Now(), actor, OpType::kInvoke, line);
   expected_.push_back(Expected{id, op});
   if (!adapter_->Send(line)) {
     FailSoon("could not be sent " + Quote(line) + " (" + adapter_->ExitStatus() + ")");
@@ -260,7 +260,7 @@ Task<nlohmann::json> AdapterLock::Request(Env& env, nlohmann::json request, Nano
   }
   nlohmann::json reply = std::move(replies_[id]);
   replies_.erase(id);
-  h.Add(world_.Now(), actor, OpType::kOk, OpF::kRedis, reply.dump(), 0);
+  h.AddAdapterMessage(world_.Now(), actor, OpType::kOk, reply.dump());
   co_return reply;
 }
 

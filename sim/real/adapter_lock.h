@@ -6,9 +6,10 @@
 //
 // The harness side stays a client process of the Runtime like any other:
 // the workload records acquire / cs / release as usual, and each request
-// and its reply go into the history as the thread's "redis" ops (value
-// "adapter {...}"; the reply carries the client's own view of its lease,
-// lease_ms). The adapter's own Redis commands are not seen by locksim.
+// and its reply go into the history as the thread's `adapter` ops (not
+// `redis`: they are requests to the library, not Redis commands), each the
+// JSON line exchanged; the reply carries the client's own view of its
+// lease, lease_ms. The adapter's own Redis commands are not seen by locksim.
 //
 // Replies arrive through the world's poll loop (AdapterHost::WatchFd, the
 // real world's) and are delivered

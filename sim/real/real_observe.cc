@@ -1,7 +1,7 @@
 // RealWorld's observer: the `state` ops of the watched keys on real nodes,
-// in the virtual world's format ("lock:x = \"token\" pttl 9998", "lock:x
-// absent"), so that the checker finds foreign writes (F2, F5, F6) on real
-// servers too.
+// typed as the virtual world records them (KeyState: the key, its value and
+// PTTL, or absent), so that the checker finds foreign writes (F2, F5, F6) on
+// real servers too.
 //
 // Every server runs with notify-keyspace-events KA. Per node, one
 // connection subscribes to __keyspace@0__:<key>; on each event another reads
@@ -19,7 +19,8 @@
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
-#include <cctype>
+#include <cstdlib>
+#include <initializer_list>
 
 #include "sim/core/errors.h"
 #include "sim/real/hiredis_reply.h"
@@ -38,35 +39,35 @@ constexpr char kSnapshotScript[] =
 
 constexpr Nanos kRecentReply = std::chrono::milliseconds(5);
 
-std::string Upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
+// Whether `name` is one of `names` (CommandNameIs: any case).
+bool OneOf(std::string_view name, std::initializer_list<std::string_view> names) {
+  return std::any_of(names.begin(), names.end(),
+                     [&](std::string_view n) { return CommandNameIs(name, n); });
 }
-
-// The value itself from its description ("\"token\"" -> token).
-std::string Unquote(const std::string& v) {
-  return v.size() >= 2 && v.front() == '"' && v.back() == '"' ? v.substr(1, v.size() - 2) : v;
-}
-
-std::string Shorten(const std::string& v) { return v.size() <= 40 ? v : v.substr(0, 37) + "..."; }
 
 // Whether a command named `name` can cause keyspace event `event`.
-bool CanCause(const std::string& name, const std::string& event) {
-  if (name == "EVAL" || name == "EVALSHA" || name == "EXEC" || name == "FCALL") return true;
-  if (event == "del") return name == "DEL" || name == "UNLINK" || name == "GETDEL";
-  if (event == "set") {
-    return name == "SET" || name == "SETNX" || name == "GETSET" || name == "SETEX" ||
-           name == "PSETEX";
-  }
+bool CanCause(std::string_view name, const std::string& event) {
+  if (OneOf(name, {"EVAL", "EVALSHA", "EXEC", "FCALL"})) return true;
+  if (event == "del") return OneOf(name, {"DEL", "UNLINK", "GETDEL"});
+  if (event == "set") return OneOf(name, {"SET", "SETNX", "GETSET", "SETEX", "PSETEX"});
   if (event == "expire") {
-    return name == "EXPIRE" || name == "PEXPIRE" || name == "EXPIREAT" ||
-           name == "PEXPIREAT" || name == "SET" || name == "SETEX" || name == "PSETEX";
+    return OneOf(name, {"EXPIRE", "PEXPIRE", "EXPIREAT", "PEXPIREAT", "SET", "SETEX", "PSETEX"});
   }
-  if (event == "persist") return name == "PERSIST" || name == "SET" || name == "GETSET";
-  if (event.rfind("h", 0) == 0) return name.rfind("H", 0) == 0;
-  if (event == "incrby" || event == "decrby") return name.find("INCR") != std::string::npos ||
-                                                     name.find("DECR") != std::string::npos;
+  if (event == "persist") return OneOf(name, {"PERSIST", "SET", "GETSET"});
+  if (event.rfind("h", 0) == 0) return !name.empty() && (name[0] == 'h' || name[0] == 'H');
+  if (event == "incrby" || event == "decrby") {
+    return OneOf(name, {"INCR", "INCRBY", "INCRBYFLOAT", "DECR", "DECRBY"});
+  }
   return false;
+}
+
+// What a writer's arguments would hold of a value: a string itself, a
+// hash's fields each followed by a newline (Writer matches either).
+std::string RawValue(const KeyState& s) {
+  if (!s.hash) return s.str;
+  std::string raw;
+  for (const auto& [field, value] : s.fields) raw += field + "\n";
+  return raw;
 }
 
 }  // namespace
@@ -173,48 +174,42 @@ void RealWorld::OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata) {
 
 void RealWorld::RecordState(const Snapshot& s, const Reply& r) {
   if (r.type != Reply::Type::kArray || r.elements.empty()) return;  // an error: unseen
-  const bool absent = r.elements[0].str == "none";
-  std::string value;  // the description without the TTL
-  std::string raw;    // the value itself, to find its writer
-  int64_t pttl = -1;
-  if (!absent && r.elements.size() == 3) {
+  KeyState state;
+  state.key = s.key;
+  state.present = r.elements[0].str != "none";
+  if (state.present && r.elements.size() == 3) {
     const Reply& v = r.elements[1];
-    if (v.type == Reply::Type::kArray) {
-      value = "{";
+    state.hash = v.type == Reply::Type::kArray;
+    if (state.hash) {
       for (size_t i = 0; i + 1 < v.elements.size(); i += 2) {
-        value += (i ? ", " : "") + Shorten(v.elements[i].str) + ": " + Shorten(v.elements[i + 1].str);
-        raw += v.elements[i].str + "\n";
+        state.fields.emplace_back(v.elements[i].str, v.elements[i + 1].str);
       }
-      value += "}";
     } else {
-      value = "\"" + Shorten(v.str) + "\"";
-      raw = v.str;
+      state.str = v.str;
     }
-    pttl = r.elements[2].integer;
+    if (r.elements[2].integer >= 0) state.pttl_ms = r.elements[2].integer;
   }
-  const std::string description =
-      s.key + (absent ? " absent" : " = " + value + (pttl < 0 ? " no ttl" : " pttl " + std::to_string(pttl)));
   const int64_t now_ms = duration_cast<Millis>(now_).count();
-  const int64_t expiry = absent || pttl < 0 ? -1 : now_ms + pttl;
+  const int64_t expiry = state.pttl_ms ? now_ms + *state.pttl_ms : -1;
   auto found = observed_.find({s.physical, s.key});
   const bool first = found == observed_.end();
-  const std::string shown = absent ? "" : value;
   if (!first) {
-    const auto& [last_value, last_expiry] = found->second;
-    const bool same_expiry = (last_expiry < 0) == (expiry < 0) &&
-                             std::abs(last_expiry - expiry) <= 2;  // a read's jitter
-    if (last_value == shown && same_expiry) return;
+    const Observed& last = found->second;
+    const bool same_expiry = (last.expiry < 0) == (expiry < 0) &&
+                             std::abs(last.expiry - expiry) <= 2;  // a read's jitter
+    if (last.state.SameValue(state) && same_expiry) return;
   }
-  const bool value_changed = first || found->second.first != shown;
-  const std::string previous = first ? "" : found->second.first;
-  observed_[{s.physical, s.key}] = {shown, expiry};
-  if (first && absent) return;  // nothing to report yet
+  const bool value_changed = first || !found->second.state.SameValue(state);
+  // What a deletion deleted: the value seen before it.
+  const std::string previous = first ? "" : RawValue(found->second.state);
+  observed_[{s.physical, s.key}] = Observed{state, expiry};
+  if (first && !state.present) return;  // nothing to report yet
   int cause = -1;
   if (!s.event.empty() && s.event != "expired" && s.event != "evicted") {
-    cause = Writer(s, absent ? Unquote(previous) : raw, absent);
+    cause = Writer(s, state.present ? RawValue(state) : previous, !state.present);
   }
-  history().Add(now_, MainActor(nodes_[s.physical].process),
-                value_changed ? OpType::kOk : OpType::kInfo, OpF::kState, description, -1, cause);
+  history().AddState(now_, MainActor(nodes_[s.physical].process),
+                     value_changed ? OpType::kOk : OpType::kInfo, std::move(state), cause);
   // Forget commands answered long ago.
   std::erase_if(flights_, [&](const auto& f) {
     return f.second.replied >= Nanos{0} && now_ - f.second.replied > std::chrono::seconds(1);
@@ -254,7 +249,7 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
   }
   std::vector<const Flight*> candidates;
   for (const Flight* f : recent) {
-    if (f->sent <= s.at && CanCause(Upper(f->cmd[0]), s.event)) candidates.push_back(f);
+    if (f->sent <= s.at && CanCause(f->cmd[0], s.event)) candidates.push_back(f);
   }
   if (candidates.empty()) return -1;
   if (absent) {
@@ -265,8 +260,7 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
     }
     if (best.empty()) {
       for (const Flight* f : candidates) {
-        const std::string name = Upper(f->cmd[0]);
-        if (name == "DEL" || name == "UNLINK" || name == "GETDEL") best.push_back(f);
+        if (OneOf(f->cmd[0], {"DEL", "UNLINK", "GETDEL"})) best.push_back(f);
       }
     }
     if (!best.empty()) return earliest(best);

@@ -3,7 +3,6 @@
 #include <poll.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
@@ -15,10 +14,9 @@
 namespace locksim {
 namespace {
 
-bool IsSubscribe(const std::string& name) {
-  std::string upper;
-  for (char ch : name) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-  return upper == "SUBSCRIBE" || upper == "PSUBSCRIBE" || upper == "SSUBSCRIBE" || upper == "MONITOR";
+bool IsSubscribe(std::string_view name) {
+  return CommandNameIs(name, "SUBSCRIBE") || CommandNameIs(name, "PSUBSCRIBE") ||
+         CommandNameIs(name, "SSUBSCRIBE") || CommandNameIs(name, "MONITOR");
 }
 
 }  // namespace
@@ -227,7 +225,6 @@ void RealWorld::Send(int client, int actor, int node, Command cmd,
     lens.push_back(a.size());
   }
   const uint64_t flight = next_flight_++;
-  if (!watched_.empty()) flights_[flight] = Flight{physical, actor, cmd, now_, Nanos{-1}};
   auto* pending = new Pending{this, client, physical, flight, std::move(done)};
   if (redisAsyncCommandArgv(c->ac, &RealWorld::OnReply, pending,
                             static_cast<int>(argv.size()), argv.data(),
@@ -235,7 +232,11 @@ void RealWorld::Send(int client, int actor, int node, Command cmd,
     Reply err = Reply::Error("ERR locksim: cannot send to " + NodeName(physical));
     At(now_, client, [d = std::move(pending->done), err] { d(err); });
     delete pending;
+    return;
   }
+  // hiredis has formatted the command into its buffer: the observer keeps
+  // it, to put the changes it sees down to their writer.
+  if (!watched_.empty()) flights_[flight] = Flight{physical, actor, std::move(cmd), now_, Nanos{-1}};
 }
 
 RealWorld::Address RealWorld::NodeAddress(int process, int node) {

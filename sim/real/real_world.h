@@ -163,8 +163,12 @@ class RealWorld : public World, public AdapterHost {
   std::vector<std::string> watched_;
   // (physical, 0 subscriber / 1 reader) -> the observer's connections
   std::map<std::pair<int, int>, std::unique_ptr<Conn>> observers_;
-  // (physical, key) -> last recorded value and absolute expiry (ms, -1 none)
-  std::map<std::pair<int, std::string>, std::pair<std::string, int64_t>> observed_;
+  // (physical, key) -> last recorded state and its absolute expiry (ms, -1 none)
+  struct Observed {
+    KeyState state;
+    int64_t expiry;
+  };
+  std::map<std::pair<int, std::string>, Observed> observed_;
   std::map<uint64_t, Flight> flights_;
   uint64_t next_flight_ = 0;
   std::map<int, std::function<void()>> watched_fds_;  // fd -> readable

@@ -12,20 +12,17 @@ Task<void> Work(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec&
   const std::optional<int64_t> token = lock.FencingToken(env);
   auto write = [&](int64_t value) {
     const bool ok = resource.Write(value, token);
-    h.Add(runtime.Now(), p, ok ? OpType::kOk : OpType::kFail, OpF::kWrite,
-          std::to_string(value) + (token ? " (token " + std::to_string(*token) + ")" : ""));
+    h.AddNumber(runtime.Now(), p, ok ? OpType::kOk : OpType::kFail, OpF::kWrite, value, token);
   };
   switch (workload.type) {
     case WorkloadSpec::Type::kCommands:
       for (size_t i = 0; i < workload.commands.size(); ++i) {
         Command cmd(workload.commands[i].begin(), workload.commands[i].end());
-        const Reply reply = co_await env.Call(0, cmd);
-        const std::string got = reply.ToString();
-        const bool same = got == workload.replies[i];
-        h.Add(runtime.Now(), p, same ? OpType::kOk : OpType::kFail, OpF::kRead,
-              same ? got
-                   : "reply to " + FormatCommand(cmd) + " was " + got + ", Redis gives " +
-                         workload.replies[i]);
+        Reply reply = co_await env.Call(0, cmd);
+        // The scenario gives the reply as redis-cli prints it.
+        const bool same = reply.ToString() == workload.replies[i];
+        h.AddReplyCheck(runtime.Now(), p, same ? OpType::kOk : OpType::kFail,
+                        ReplyCheck{std::move(cmd), std::move(reply), workload.replies[i]});
       }
       co_await env.SleepFor(spec.hold);
       break;
@@ -36,7 +33,7 @@ Task<void> Work(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec&
     case WorkloadSpec::Type::kCounter: {
       // Read, work, write back: the classic lost update under overlap.
       const int64_t v = resource.Read();
-      h.Add(runtime.Now(), p, OpType::kOk, OpF::kRead, std::to_string(v));
+      h.AddNumber(runtime.Now(), p, OpType::kOk, OpF::kRead, v);
       co_await env.SleepFor(spec.hold);
       write(v + 1);
       break;
@@ -44,7 +41,7 @@ Task<void> Work(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec&
     case WorkloadSpec::Type::kInventory: {
       // Check the stock, take payment (the work), decrement: "never oversell".
       const int64_t stock = resource.Read();
-      h.Add(runtime.Now(), p, OpType::kOk, OpF::kRead, std::to_string(stock));
+      h.AddNumber(runtime.Now(), p, OpType::kOk, OpF::kRead, stock);
       co_await env.SleepFor(spec.hold);
       if (stock > 0) write(stock - 1);
       break;
@@ -54,10 +51,10 @@ Task<void> Work(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec&
       // one (the work) and cache it; otherwise use the cached one.
       const int64_t epoch = runtime.Now() / workload.token_ttl;
       const int64_t cached = resource.Read();  // epoch the cached token was fetched in
-      h.Add(runtime.Now(), p, OpType::kOk, OpF::kRead, std::to_string(cached));
+      h.AddNumber(runtime.Now(), p, OpType::kOk, OpF::kRead, cached);
       if (cached < epoch) {
         co_await env.SleepFor(spec.hold);
-        h.Add(runtime.Now(), p, OpType::kOk, OpF::kRefresh, std::to_string(epoch));
+        h.AddNumber(runtime.Now(), p, OpType::kOk, OpF::kRefresh, epoch);
         write(epoch);
       }
       break;
@@ -77,40 +74,40 @@ Task<bool> Cycle(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec
                  ProtectedResource& resource, std::optional<int64_t> tick) {
   History& h = runtime.history();
   const int p = env.actor();
-  h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key);
+  h.AddStep(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key);
   co_await Checkpoint(runtime, env);
   const bool acquired = co_await lock.Acquire(env);
-  h.Add(runtime.Now(), p, acquired ? OpType::kOk : OpType::kFail, OpF::kAcquire, key);
+  h.AddStep(runtime.Now(), p, acquired ? OpType::kOk : OpType::kFail, OpF::kAcquire, key);
   co_await Checkpoint(runtime, env);
   if (!acquired) co_return false;
 
-  h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kCs, key);
+  h.AddStep(runtime.Now(), p, OpType::kInvoke, OpF::kCs, key);
   co_await Checkpoint(runtime, env);
-  if (tick) h.Add(runtime.Now(), p, OpType::kOk, OpF::kJob, std::to_string(*tick));
+  if (tick) h.AddNumber(runtime.Now(), p, OpType::kOk, OpF::kJob, *tick);
   if (spec.reenter) {
     // Seed 004's nested call: a method that holds the lock calls another
     // that takes it too, and releases it in a `finally`.
     co_await env.SleepFor(spec.hold / 2);
-    h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key + std::string(kNestedSuffix));
+    h.AddStep(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key, /*nested=*/true);
     const bool inner = co_await lock.Acquire(env);
-    h.Add(runtime.Now(), p, inner ? OpType::kOk : OpType::kFail, OpF::kAcquire,
-          key + std::string(kNestedSuffix));
+    h.AddStep(runtime.Now(), p, inner ? OpType::kOk : OpType::kFail, OpF::kAcquire, key,
+              /*nested=*/true);
     co_await env.SleepFor(spec.hold / 4);
-    h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key + std::string(kNestedSuffix));
+    h.AddStep(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key, /*nested=*/true);
     const bool inner_released = co_await lock.Release(env);
-    h.Add(runtime.Now(), p, inner_released ? OpType::kOk : OpType::kFail, OpF::kRelease,
-          key + std::string(kNestedSuffix));
+    h.AddStep(runtime.Now(), p, inner_released ? OpType::kOk : OpType::kFail, OpF::kRelease, key,
+              /*nested=*/true);
     co_await env.SleepFor(spec.hold - spec.hold / 2 - spec.hold / 4);
   } else {
     co_await Work(runtime, env, lock, spec, workload, resource);
   }
-  h.Add(runtime.Now(), p, OpType::kOk, OpF::kCs, key);
+  h.AddStep(runtime.Now(), p, OpType::kOk, OpF::kCs, key);
   co_await Checkpoint(runtime, env);
 
-  h.Add(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key);
+  h.AddStep(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key);
   co_await Checkpoint(runtime, env);
   const bool released = co_await lock.Release(env);
-  h.Add(runtime.Now(), p, released ? OpType::kOk : OpType::kFail, OpF::kRelease, key);
+  h.AddStep(runtime.Now(), p, released ? OpType::kOk : OpType::kFail, OpF::kRelease, key);
   co_return true;
 }
 
@@ -141,10 +138,10 @@ Task<void> RunLimiterClient(Runtime& runtime, ProcessEnv& env, Limiter& limiter,
   History& h = runtime.history();
   for (int64_t i = 0; spec.iterations == 0 || i < spec.iterations; ++i) {
     if (i > 0 && spec.think.count() > 0) co_await env.SleepFor(spec.think);
-    h.Add(runtime.Now(), env.actor(), OpType::kInvoke, OpF::kAdmit, key);
+    h.AddStep(runtime.Now(), env.actor(), OpType::kInvoke, OpF::kAdmit, key);
     const Admission a = co_await limiter.Admit(env);
-    h.Add(runtime.Now(), env.actor(), a.admitted ? OpType::kOk : OpType::kFail, OpF::kAdmit,
-          std::to_string(a.count));
+    h.AddNumber(runtime.Now(), env.actor(), a.admitted ? OpType::kOk : OpType::kFail, OpF::kAdmit,
+                a.count);
   }
 }
 

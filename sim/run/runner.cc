@@ -278,7 +278,7 @@ RunResult ScenarioRun::Check() {
   nemesis_.reset();
   world_.reset();  // coroutine frames go before the envs and locks they use
   for (const Op& op : r.history.ops()) {
-    if (op.f != OpF::kAcquire || IsNested(op)) continue;
+    if (op.f != OpF::kAcquire || op.nested) continue;
     if (op.type == OpType::kOk) ++r.acquisitions;
     if (op.type == OpType::kFail) ++r.failed_acquisitions;
   }

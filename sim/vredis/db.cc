@@ -199,54 +199,34 @@ const std::string* VirtualRedis::PeekString(const std::string& key, int64_t now_
   return &it->second.str;
 }
 
-std::string VirtualRedis::DescribeKey(const std::string& key, int64_t now_ms) const {
+VirtualRedis::KeyChange VirtualRedis::LookAtKey(const std::string& key, int64_t now_ms,
+                                                KeySeen* seen) const {
   auto it = db_.find(key);
   if (it == db_.end() || (it->second.expire_ms >= 0 && now_ms > it->second.expire_ms)) {
-    return key + " absent";
-  }
-  const Object& o = it->second;
-  auto shorten = [](const std::string& v) {
-    return v.size() <= 40 ? v : v.substr(0, 37) + "...";
-  };
-  std::string out = key + " = ";
-  if (o.type == Object::Type::kString) {
-    out += "\"" + shorten(o.str) + "\"";
-  } else {
-    out += "{";
-    for (size_t i = 0; i < o.hash.size(); ++i) {
-      out += (i ? ", " : "") + shorten(o.hash[i].first) + ": " + shorten(o.hash[i].second);
-    }
-    out += "}";
-  }
-  out += o.expire_ms < 0 ? " no ttl" : " pttl " + std::to_string(o.expire_ms - now_ms);
-  return out;
-}
-
-bool VirtualRedis::KeyStateChanged(const std::string& key, int64_t now_ms,
-                                   KeyState* state) const {
-  auto it = db_.find(key);
-  if (it == db_.end() || (it->second.expire_ms >= 0 && now_ms > it->second.expire_ms)) {
-    if (!state->live) return false;
-    *state = KeyState{};
-    return true;
+    if (!seen->live) return KeyChange::kNone;
+    *seen = KeySeen{};
+    return KeyChange::kValue;
   }
   const Object& o = it->second;
   const bool hash = o.type == Object::Type::kHash;
-  if (state->live && state->hash == hash && state->expire_ms == o.expire_ms &&
-      (hash ? state->fields == o.hash : state->str == o.str)) {
-    return false;
+  const bool same_value =
+      seen->live && seen->hash == hash && (hash ? seen->fields == o.hash : seen->str == o.str);
+  if (same_value) {
+    if (seen->expire_ms == o.expire_ms) return KeyChange::kNone;
+    seen->expire_ms = o.expire_ms;
+    return KeyChange::kExpiry;
   }
-  state->live = true;
-  state->hash = hash;
-  state->expire_ms = o.expire_ms;
+  seen->live = true;
+  seen->hash = hash;
+  seen->expire_ms = o.expire_ms;
   if (hash) {
-    state->str.clear();
-    state->fields = o.hash;
+    seen->str.clear();
+    seen->fields = o.hash;
   } else {
-    state->str = o.str;
-    state->fields.clear();
+    seen->str = o.str;
+    seen->fields.clear();
   }
-  return true;
+  return KeyChange::kValue;
 }
 
 int64_t VirtualRedis::PeekExpire(const std::string& key) const {

@@ -101,22 +101,21 @@ class VirtualRedis {
   // The key's value if it is a live string at `now_ms` (no side effects).
   const std::string* PeekString(const std::string& key, int64_t now_ms) const;
   int64_t PeekExpire(const std::string& key) const;
-  // The key as a report shows it: `KEY = "value" pttl 4999`, `KEY = {field:
-  // value} no ttl` or `KEY absent` (also when logically expired).
-  std::string DescribeKey(const std::string& key, int64_t now_ms) const;
-  // What DescribeKey's text is made of, but the TTL left: absent (also when
-  // logically expired at `now_ms`), or the value and the absolute expiry.
-  struct KeyState {
+  // What a watcher saw of a key: absent (also when logically expired), or
+  // its value and absolute expiry (-1: none).
+  struct KeySeen {
     bool live = false;
     bool hash = false;
     std::string str;
     std::vector<std::pair<std::string, std::string>> fields;
     int64_t expire_ms = -1;
-    bool operator==(const KeyState&) const = default;
+    bool operator==(const KeySeen&) const = default;
   };
-  // Whether the key's state at `now_ms` differs from *state; *state becomes
-  // it. No text is built: what a change check per command can afford.
-  bool KeyStateChanged(const std::string& key, int64_t now_ms, KeyState* state) const;
+  enum class KeyChange { kNone, kExpiry, kValue };
+  // How the key at `now_ms` differs from *seen (kValue: its value, or
+  // whether it is there; kExpiry: only its expiry), and *seen becomes it.
+  // Copies nothing when nothing changed: a check per command can afford it.
+  KeyChange LookAtKey(const std::string& key, int64_t now_ms, KeySeen* seen) const;
   // A connection's state: inside MULTI, and how many channels it is
   // subscribed to (false / 0 for an unknown connection).
   bool InMulti(ConnId conn) const;

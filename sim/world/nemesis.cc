@@ -3,18 +3,11 @@
 #include <signal.h>
 
 #include <algorithm>
-#include <cctype>
 
 #include "sim/core/errors.h"
 
 namespace locksim {
 namespace {
-
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
 
 std::string SignedText(Nanos d) {
   return (d < Nanos{0} ? "-" : "+") + FormatDuration(d < Nanos{0} ? -d : d);
@@ -26,16 +19,20 @@ std::string Join(const std::vector<std::string>& v) {
   return out;
 }
 
+// A client's request: a Redis command, or an adapter's request (whose
+// command name, for a trigger, is "adapter").
+bool IsRequest(const Op& op) { return op.f == OpF::kRedis || op.f == OpF::kAdapter; }
+
 bool Matches(TriggerSpec::Event e, const Op& op, const std::string& last_sent,
              const std::string& command) {
   using E = TriggerSpec::Event;
   switch (e) {
     case E::kSend:
-      return op.f == OpF::kRedis && op.type == OpType::kInvoke &&
-             (command.empty() || last_sent == command);
+      return IsRequest(op) && op.type == OpType::kInvoke &&
+             (command.empty() || CommandNameIs(last_sent, command));
     case E::kReply:
-      return op.f == OpF::kRedis && op.type != OpType::kInvoke &&
-             (command.empty() || last_sent == command);
+      return IsRequest(op) && op.type != OpType::kInvoke &&
+             (command.empty() || CommandNameIs(last_sent, command));
     case E::kAcquire: return op.f == OpF::kAcquire && op.type == OpType::kInvoke;
     case E::kAcquired: return op.f == OpF::kAcquire && op.type == OpType::kOk;
     case E::kEnter: return op.f == OpF::kCs && op.type == OpType::kInvoke;
@@ -103,22 +100,23 @@ std::vector<std::string> Nemesis::Unfired() const {
 }
 
 void Nemesis::OnOp(int64_t index) {
-  // Copy what is needed: a fault fired below adds ops and may move them.
-  const Op op = rt_.history().ops()[index];
-  if (op.process == rt_.history().nemesis()) return;
-  if (op.f == OpF::kRedis && op.type == OpType::kInvoke) {
-    if (last_sent_.size() <= static_cast<size_t>(op.process)) last_sent_.resize(op.process + 1);
-    last_sent_[op.process] = Upper(op.value.substr(0, op.value.find(' ')));
+  // A copy: a fault fired below adds ops and may move them.
+  const History& h = rt_.history();
+  const Op op = h.ops()[index];
+  if (op.actor == h.nemesis()) return;
+  if (IsRequest(op) && op.type == OpType::kInvoke) {
+    if (last_sent_.size() <= static_cast<size_t>(op.actor)) last_sent_.resize(op.actor + 1);
+    last_sent_[op.actor] = op.f == OpF::kAdapter ? "adapter" : std::string(h.command(op).name());
   }
-  const int owner = rt_.history().owner(op.process);
+  const int owner = h.owner(op.actor);
   for (size_t i = 0; i < faults_.size(); ++i) {
     const FaultSpec& f = faults_[i];
     if (!f.on || seen_[i] >= f.on->count) continue;
     const int target = hooks_.process_of(f.on->process);
     if (target < 0 || rt_.MainActor(target) != owner) continue;
     const std::string& last =
-        static_cast<size_t>(op.process) < last_sent_.size() ? last_sent_[op.process] : "";
-    if (!Matches(f.on->event, op, last, Upper(f.on->command))) continue;
+        static_cast<size_t>(op.actor) < last_sent_.size() ? last_sent_[op.actor] : "";
+    if (!Matches(f.on->event, op, last, f.on->command)) continue;
     if (++seen_[i] < f.on->count) continue;
     if (f.on->after.count() == 0) {
       Fire(i);
@@ -134,8 +132,8 @@ int Nemesis::NodeOf(const std::string& name) const {
 }
 
 void Nemesis::Record(OpF f, const std::string& value, int subject_process) {
-  rt_.history().Add(rt_.Now(), rt_.history().nemesis(), OpType::kInfo, f, value, -1,
-                    subject_process >= 0 ? rt_.MainActor(subject_process) : -1);
+  rt_.history().AddFault(rt_.Now(), f, value,
+                         subject_process >= 0 ? rt_.MainActor(subject_process) : -1);
 }
 
 void Nemesis::SignalProcess(int process, int signo) {

@@ -54,7 +54,7 @@ class Nemesis {
   Hooks hooks_;
   std::vector<bool> fired_;
   std::vector<int64_t> seen_;          // matching events so far, per fault
-  std::vector<std::string> last_sent_;  // per actor: the last command's name
+  std::vector<std::string> last_sent_;  // per actor: the last command's name, as sent
 };
 
 }  // namespace locksim

@@ -62,8 +62,9 @@ struct CallAwaiter {
   // Records the reply (or the timeout: an unknown outcome) and resumes the
   // thread, unless a fault that the record triggered stopped the process.
   void Deliver(std::coroutine_handle<> h) {
-    runtime->history().Add(runtime->Now(), actor, timed_out ? OpType::kInfo : OpType::kOk,
-                           OpF::kRedis, reply.ToString(), node);
+    // The history keeps a copy; the reply itself moves on to the thread.
+    runtime->history().AddReply(runtime->Now(), actor, timed_out ? OpType::kInfo : OpType::kOk,
+                                node, reply);
     if (runtime->Runnable(process)) {
       h.resume();
     } else {
@@ -127,8 +128,9 @@ Task<Reply> ProcessEnv::Call(int node, Command cmd) {
     runtime_->InvariantBroken("lock code called node " + std::to_string(node) + " of " +
                               std::to_string(runtime_->NodeCount()));
   }
-  History& h = runtime_->history();
-  h.Add(runtime_->Now(), actor_, OpType::kInvoke, OpF::kRedis, FormatCommand(cmd), node);
+  // The history copies the command's bytes into its buffer; the command
+  // itself moves on to the world.
+  runtime_->history().AddCommand(runtime_->Now(), actor_, node, cmd);
   ++*commands_sent_;
   // A named awaiter, not a temporary: g++ 12 destroys the members of a
   // prvalue awaiter in a co_await expression twice (GCC PR 100611 family).

@@ -1,7 +1,7 @@
 // ProcessEnv: the Env of one thread of one client process, on either world.
 // It forwards to the Runtime and records every Redis command and reply in the
-// history under the thread's name, so that a violation can show the commands
-// that led to it.
+// history under the thread's name (as data: the Command and the Reply), so
+// that a violation can show the commands that led to it.
 #ifndef LOCKSIM_SIM_WORLD_PROCESS_ENV_H_
 #define LOCKSIM_SIM_WORLD_PROCESS_ENV_H_
 

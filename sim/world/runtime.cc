@@ -33,14 +33,14 @@ Runtime::~Runtime() {
 }
 
 int Runtime::AddProcess(std::string name) {
-  const int actor = history_.AddProcess(name);
+  const int actor = history_.AddActor(name);
   AddProcessRecord(std::move(name), actor);
   return static_cast<int>(processes_.size()) - 1;
 }
 
 int Runtime::AddThread(int process, std::string name) {
   // Threads share their process's clock, pauses and crashes.
-  return history_.AddProcess(std::move(name), processes_[process].main_actor);
+  return history_.AddActor(std::move(name), processes_[process].main_actor);
 }
 
 namespace {

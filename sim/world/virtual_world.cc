@@ -133,47 +133,46 @@ void VirtualWorld::Observe(int physical, int cause) {
   std::vector<Observed>& seen = observed_[static_cast<size_t>(physical)];
   seen.resize(watched_.size());
   for (size_t k = 0; k < watched_.size(); ++k) {
-    const std::string& key = watched_[k];
     Observed& observed = seen[k];
-    // The signature below is a function of the key's state (whether it is
-    // live, its value, its absolute expiry): the same state, the same
-    // signature, and nothing to record. This runs before and after every
-    // command; building the description twice per command was a quarter of
-    // a run (callgrind).
-    if (!n.redis->KeyStateChanged(key, now_ms, &observed.state) &&
-        !observed.signature.empty()) {
-      continue;
-    }
-    std::string state = n.redis->DescribeKey(key, now_ms);
-    // What identifies a state: the value and the absolute expiry time (the
-    // TTL itself shrinks as time passes).
-    auto value_of = [](const std::string& d) {
-      size_t cut = d.rfind(" pttl ");
-      if (cut == std::string::npos) cut = d.rfind(" no ttl");
-      return cut == std::string::npos ? d : d.substr(0, cut);
-    };
-    const int64_t expire_ms = StateAbsent(state) ? -2 : n.redis->PeekExpire(key);
-    std::string signature = value_of(state) + "\n" + std::to_string(expire_ms);
-    std::string& last = observed.signature;
-    if (signature == last) continue;
-    const bool first = last.empty();
-    const bool value_changed = first || value_of(last.substr(0, last.rfind('\n'))) != value_of(state);
-    last = std::move(signature);
-    if (first && StateAbsent(state)) continue;  // nothing to report yet
+    // What identifies a state is the value and the absolute expiry time
+    // (the TTL itself shrinks as time passes). This runs before and after
+    // every command, and copies nothing unless the key changed.
+    const VirtualRedis::KeyChange change =
+        n.redis->LookAtKey(watched_[k], now_ms, &observed.seen);
+    if (change == VirtualRedis::KeyChange::kNone && observed.looked) continue;
+    const bool first = !observed.looked;
+    observed.looked = true;
+    const VirtualRedis::KeySeen& now = observed.seen;
+    if (first && !now.live) continue;  // nothing to report yet
     // ok: the value changed (or went away); info: only the TTL did.
-    history().Add(now_, MainActor(n.process), value_changed ? OpType::kOk : OpType::kInfo,
-                  OpF::kState, state, -1, cause);
-    if (expire_ms >= 0) {
+    history().AddState(now_, MainActor(n.process),
+                       first || change == VirtualRedis::KeyChange::kValue ? OpType::kOk
+                                                                          : OpType::kInfo,
+                       StateOf(watched_[k], now, now_ms), cause);
+    if (now.live && now.expire_ms >= 0) {
       // Look again when the key expires, so that the history shows the
       // moment it went, not the next time someone touched it: once the
       // node's clock reads expire_ms + 1 ms, ahead of anything else at that
       // instant (a command that would find it gone).
-      const Nanos until = Millis(expire_ms + 1) - LocalNow(n.process);
+      const Nanos until = Millis(now.expire_ms + 1) - LocalNow(n.process);
       AtFirst(now_ + std::max(until, Nanos{0}), nemesis(), [this, physical] {
         if (nodes_[physical].up) Observe(physical);
       });
     }
   }
+}
+
+KeyState VirtualWorld::StateOf(const std::string& key, const VirtualRedis::KeySeen& seen,
+                               int64_t now_ms) {
+  KeyState s;
+  s.key = key;
+  s.present = seen.live;
+  if (!seen.live) return s;
+  s.hash = seen.hash;
+  s.str = seen.str;
+  s.fields = seen.fields;
+  if (seen.expire_ms >= 0) s.pttl_ms = seen.expire_ms - now_ms;
+  return s;
 }
 
 void VirtualWorld::ExpireKey(int physical, const std::string& key, std::optional<Nanos> ttl) {

@@ -117,14 +117,15 @@ class VirtualWorld : public World {
   // client abandons the connection, which drops what is in flight on it.
   std::map<std::pair<int, int>, int> generation_;
   std::vector<std::string> watched_;
-  // What Observe last saw of a watched key on a node: the signature it
-  // compares (the value and the absolute expiry, as text; empty before the
-  // first look), and the key's state it was made from, which is compared
-  // first and without building any text.
+  // What Observe last saw of a watched key on a node (`looked`: it has
+  // looked at least once).
   struct Observed {
-    std::string signature;
-    VirtualRedis::KeyState state;
+    bool looked = false;
+    VirtualRedis::KeySeen seen;
   };
+  // The history's record of what was seen at node time `now_ms`.
+  static KeyState StateOf(const std::string& key, const VirtualRedis::KeySeen& seen,
+                          int64_t now_ms);
   // By physical node, then by index in watched_.
   std::vector<std::vector<Observed>> observed_;
   // (client thread, physical node) -> (node epoch, connection)

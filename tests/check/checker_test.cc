@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 
 namespace locksim {
 namespace {
@@ -18,7 +19,7 @@ struct Section {
 
 History Build(int processes, std::vector<Section> sections) {
   History h;
-  for (int i = 0; i < processes; ++i) h.AddProcess(std::string(1, char('A' + i)));
+  for (int i = 0; i < processes; ++i) h.AddActor(std::string(1, char('A' + i)));
   struct Ev {
     int t;
     int process;
@@ -32,10 +33,10 @@ History Build(int processes, std::vector<Section> sections) {
   std::stable_sort(evs.begin(), evs.end(), [](const Ev& a, const Ev& b) { return a.t < b.t; });
   for (const Ev& e : evs) {
     if (e.enter) {
-      h.Add(seconds(e.t), e.process, OpType::kOk, OpF::kAcquire, "lock");
-      h.Add(seconds(e.t), e.process, OpType::kInvoke, OpF::kCs, "lock");
+      h.AddStep(seconds(e.t), e.process, OpType::kOk, OpF::kAcquire, "lock");
+      h.AddStep(seconds(e.t), e.process, OpType::kInvoke, OpF::kCs, "lock");
     } else {
-      h.Add(seconds(e.t), e.process, OpType::kOk, OpF::kCs, "lock");
+      h.AddStep(seconds(e.t), e.process, OpType::kOk, OpF::kCs, "lock");
     }
   }
   return h;
@@ -67,11 +68,11 @@ TEST(CheckerTest, OverlapIsAViolationWithItsInterval) {
 
 TEST(CheckerTest, EnteringAtTheSameInstantBeforeTheOtherExitsIsAnOverlap) {
   History h;
-  int a = h.AddProcess("A"), b = h.AddProcess("B");
-  h.Add(seconds(0), a, OpType::kInvoke, OpF::kCs, "lock");
-  h.Add(seconds(5), b, OpType::kInvoke, OpF::kCs, "lock");  // B in first...
-  h.Add(seconds(5), a, OpType::kOk, OpF::kCs, "lock");      // ...then A out
-  h.Add(seconds(6), b, OpType::kOk, OpF::kCs, "lock");
+  int a = h.AddActor("A"), b = h.AddActor("B");
+  h.AddStep(seconds(0), a, OpType::kInvoke, OpF::kCs, "lock");
+  h.AddStep(seconds(5), b, OpType::kInvoke, OpF::kCs, "lock");  // B in first...
+  h.AddStep(seconds(5), a, OpType::kOk, OpF::kCs, "lock");      // ...then A out
+  h.AddStep(seconds(6), b, OpType::kOk, OpF::kCs, "lock");
   CheckResult r = CheckMutualExclusion(h, seconds(10));
   ASSERT_EQ(r.violations.size(), 1u);
   EXPECT_EQ(r.violations[0].overlap_start, seconds(5));
@@ -80,11 +81,11 @@ TEST(CheckerTest, EnteringAtTheSameInstantBeforeTheOtherExitsIsAnOverlap) {
 
 TEST(CheckerTest, ZeroLengthSectionsInSequenceAreSafe) {
   History h;
-  int a = h.AddProcess("A"), b = h.AddProcess("B");
-  h.Add(seconds(1), a, OpType::kInvoke, OpF::kCs, "lock");
-  h.Add(seconds(1), a, OpType::kOk, OpF::kCs, "lock");
-  h.Add(seconds(1), b, OpType::kInvoke, OpF::kCs, "lock");
-  h.Add(seconds(1), b, OpType::kOk, OpF::kCs, "lock");
+  int a = h.AddActor("A"), b = h.AddActor("B");
+  h.AddStep(seconds(1), a, OpType::kInvoke, OpF::kCs, "lock");
+  h.AddStep(seconds(1), a, OpType::kOk, OpF::kCs, "lock");
+  h.AddStep(seconds(1), b, OpType::kInvoke, OpF::kCs, "lock");
+  h.AddStep(seconds(1), b, OpType::kOk, OpF::kCs, "lock");
   EXPECT_TRUE(CheckMutualExclusion(h, seconds(10)).ok());
 }
 
@@ -98,11 +99,11 @@ TEST(CheckerTest, AnOpenSectionLastsUntilTheEndOfTheRun) {
 
 TEST(CheckerTest, DifferentResourcesNeverConflict) {
   History h;
-  int a = h.AddProcess("A"), b = h.AddProcess("B");
-  h.Add(seconds(0), a, OpType::kInvoke, OpF::kCs, "lock:1");
-  h.Add(seconds(1), b, OpType::kInvoke, OpF::kCs, "lock:2");
-  h.Add(seconds(2), a, OpType::kOk, OpF::kCs, "lock:1");
-  h.Add(seconds(3), b, OpType::kOk, OpF::kCs, "lock:2");
+  int a = h.AddActor("A"), b = h.AddActor("B");
+  h.AddStep(seconds(0), a, OpType::kInvoke, OpF::kCs, "lock:1");
+  h.AddStep(seconds(1), b, OpType::kInvoke, OpF::kCs, "lock:2");
+  h.AddStep(seconds(2), a, OpType::kOk, OpF::kCs, "lock:1");
+  h.AddStep(seconds(3), b, OpType::kOk, OpF::kCs, "lock:2");
   EXPECT_TRUE(CheckMutualExclusion(h, seconds(5)).ok());
 }
 
@@ -119,11 +120,11 @@ std::vector<int64_t> ReferenceEvents(const History& history, const Violation& v)
   if (v.kind == ViolationKind::kMutualExclusion) {
     for (int64_t i = from; i >= 0; --i) {
       const Op& op = history.ops()[i];
-      if (op.f == OpF::kAcquire && op.type == OpType::kInvoke && op.process == a.process) {
+      if (op.f == OpF::kAcquire && op.type == OpType::kInvoke && op.actor == a.process) {
         from = i;
         break;
       }
-      if (op.f == OpF::kRelease && op.process == a.process) break;
+      if (op.f == OpF::kRelease && op.actor == a.process) break;
     }
   } else {
     from = a.acquired_index;
@@ -135,18 +136,18 @@ std::vector<int64_t> ReferenceEvents(const History& history, const Violation& v)
     bool keep = false;
     switch (op.f) {
       case OpF::kAcquire:
-        acquiring[op.process] = op.type == OpType::kInvoke;
+        acquiring[op.actor] = op.type == OpType::kInvoke;
         keep = op.type != OpType::kInvoke;
         break;
       case OpF::kRelease:
-        releasing[op.process] = op.type == OpType::kInvoke;
+        releasing[op.actor] = op.type == OpType::kInvoke;
         keep = true;
         break;
       case OpF::kRedis:
-        keep = releasing[op.process] ||
-               (acquiring[op.process] && (op.process == a.process || op.process == b.process));
+        keep = releasing[op.actor] ||
+               (acquiring[op.actor] && (op.actor == a.process || op.actor == b.process));
         break;
-      case OpF::kCs: keep = op.process == a.process || op.process == b.process; break;
+      case OpF::kCs: keep = op.actor == a.process || op.actor == b.process; break;
       case OpF::kPause:
       case OpF::kResume:
       case OpF::kCrash:
@@ -177,47 +178,54 @@ TEST(CheckerTest, EventsOfLongAndShortRangesAreTheFullScansOnes) {
   // only in its own violations. F's section has no acquisition, and its
   // thread's last release is thousands of ops back.
   History h;
-  const int a = h.AddProcess("A"), b = h.AddProcess("B"), c = h.AddProcess("C"),
-            d = h.AddProcess("D"), e = h.AddProcess("E"), f = h.AddProcess("F");
+  const int a = h.AddActor("A"), b = h.AddActor("B"), c = h.AddActor("C"),
+            d = h.AddActor("D"), e = h.AddActor("E"), f = h.AddActor("F");
   int t = 0;
-  auto add = [&](int p, OpType type, OpF op, std::string value = {}, int subject = -1) {
-    h.Add(seconds(t++), p, type, op, std::move(value), op == OpF::kRedis || op == OpF::kState ? 0 : -1,
-          subject);
+  // An op without a value, a Redis command, a reply, a state, a fault.
+  auto add = [&](int p, OpType type, OpF op) { h.Add(seconds(t++), p, type, op); };
+  auto cmd = [&](int p, Command c) { h.AddCommand(seconds(t++), p, 0, c); };
+  auto reply = [&](int p, Reply r) { h.AddReply(seconds(t++), p, OpType::kOk, 0, r); };
+  auto state = [&](int writer, std::string value) {
+    KeyState s{"lock", !value.empty(), false, value, {}, std::nullopt};
+    if (!value.empty()) s.pttl_ms = 100;
+    h.AddState(seconds(t++), h.nemesis(), OpType::kOk, s, writer);
   };
+  auto fault = [&](OpF op, std::string what) { h.AddFault(seconds(t++), op, what); };
+  auto cs = [&](int p, OpType type) { h.AddStep(seconds(t++), p, type, OpF::kCs, "lock"); };
   add(f, OpType::kInvoke, OpF::kRelease);
   add(f, OpType::kOk, OpF::kRelease);
   add(d, OpType::kInvoke, OpF::kRelease);
   add(e, OpType::kInvoke, OpF::kAcquire);
   add(a, OpType::kInvoke, OpF::kAcquire);
-  add(a, OpType::kInvoke, OpF::kRedis, "SET lock a NX PX 100");
-  add(h.nemesis(), OpType::kOk, OpF::kState, "lock = a pttl 100", a);
-  add(a, OpType::kOk, OpF::kRedis, "OK");
+  cmd(a, {"SET", "lock", "a", "NX", "PX", "100"});
+  state(a, "a");
+  reply(a, Reply::Ok());
   add(a, OpType::kOk, OpF::kAcquire);
-  add(d, OpType::kInvoke, OpF::kRedis, "DEL lock");
-  add(a, OpType::kInvoke, OpF::kCs, "lock");
-  add(h.nemesis(), OpType::kInfo, OpF::kPause, "A");
-  add(d, OpType::kOk, OpF::kRedis, "(integer) 1");
+  cmd(d, {"DEL", "lock"});
+  cs(a, OpType::kInvoke);
+  fault(OpF::kPause, "A");
+  reply(d, Reply::Integer(1));
   add(d, OpType::kOk, OpF::kRelease);
   for (int i = 0; i < 800; ++i) {
     const int p = i % 2 ? c : b;
     add(p, OpType::kInvoke, OpF::kAcquire);
-    add(p, OpType::kInvoke, OpF::kRedis, "SET lock x NX PX 100");
-    if (i % 3 == 0) add(h.nemesis(), OpType::kOk, OpF::kState, "lock = x pttl 100", p);
-    if (i % 50 == 0) add(e, OpType::kInvoke, OpF::kRedis, "SET lock e NX PX 100");
-    add(p, OpType::kOk, OpF::kRedis, "OK");
+    cmd(p, {"SET", "lock", "x", "NX", "PX", "100"});
+    if (i % 3 == 0) state(p, "x");
+    if (i % 50 == 0) cmd(e, {"SET", "lock", "e", "NX", "PX", "100"});
+    reply(p, Reply::Ok());
     add(p, OpType::kOk, OpF::kAcquire);
-    add(p, OpType::kInvoke, OpF::kCs, "lock");
-    if (i % 11 == 0) add(h.nemesis(), OpType::kInfo, OpF::kClock, "+1s");
-    add(p, OpType::kOk, OpF::kCs, "lock");
+    cs(p, OpType::kInvoke);
+    if (i % 11 == 0) fault(OpF::kClock, "+1s");
+    cs(p, OpType::kOk);
     add(p, OpType::kInvoke, OpF::kRelease);
-    add(p, OpType::kInvoke, OpF::kRedis, "EVAL cad");
-    if (i % 7 == 0) add(h.nemesis(), OpType::kInfo, OpF::kResume, "x");
-    if (i % 5 == 0) add(h.nemesis(), OpType::kOk, OpF::kState, "lock absent", p);
-    add(p, OpType::kOk, OpF::kRedis, "(integer) 1");
+    cmd(p, {"EVAL", "cad"});
+    if (i % 7 == 0) fault(OpF::kResume, "x");
+    if (i % 5 == 0) state(p, "");
+    reply(p, Reply::Integer(1));
     add(p, OpType::kFail, OpF::kRelease);
-    add(p, OpType::kInvoke, OpF::kRedis, "GET lock");  // after its release
-    add(p, OpType::kOk, OpF::kRedis, "(nil)");
-    if (i == 600) add(f, OpType::kInvoke, OpF::kCs, "lock");
+    cmd(p, {"GET", "lock"});  // after its release
+    reply(p, Reply::Nil());
+    if (i == 600) cs(f, OpType::kInvoke);
   }
   const CheckResult r = CheckMutualExclusion(h, seconds(t + 1));
   bool long_range = false, short_range = false, foreign = false;

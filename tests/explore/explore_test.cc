@@ -136,15 +136,14 @@ TEST(Explore, FencedWithPausesOverlapsButAcceptsNoStaleWrite) {
     int64_t highest = -1;
     for (const Op& op : run.history.ops()) {
       if (op.f != OpF::kWrite) continue;
-      const size_t at = op.value.find("(token ");
-      ASSERT_NE(at, std::string::npos) << op.value;
-      const int64_t token = std::stoll(op.value.substr(at + 7));
+      const std::optional<int64_t> token = run.history.token(op);
+      ASSERT_TRUE(token.has_value()) << run.history.ValueText(op);
       if (op.type == OpType::kOk) {
-        EXPECT_GE(token, highest) << "stale write accepted: " << op.value;
-        highest = std::max(highest, token);
+        EXPECT_GE(*token, highest) << "stale write accepted: " << run.history.ValueText(op);
+        highest = std::max(highest, *token);
         ++accepted;
       } else {
-        EXPECT_LT(token, highest) << "fresh write rejected: " << op.value;
+        EXPECT_LT(*token, highest) << "fresh write rejected: " << run.history.ValueText(op);
         ++rejected;
       }
     }

@@ -59,10 +59,10 @@ TEST(Limiter, ACounterLeftWithoutTtlIsReported) {
   // F15's record: INCR returned 1 and the client never sent its EXPIRE (it
   // died in between, a fault of issue 5); the checker names it.
   History h;
-  const int a = h.AddProcess("A");
-  h.Add(std::chrono::milliseconds(1), a, OpType::kInvoke, OpF::kAdmit, "limit");
-  h.Add(std::chrono::milliseconds(1), a, OpType::kInvoke, OpF::kRedis, "INCR limit", 0);
-  h.Add(std::chrono::milliseconds(2), a, OpType::kOk, OpF::kRedis, "(integer) 1", 0);
+  const int a = h.AddActor("A");
+  h.AddStep(std::chrono::milliseconds(1), a, OpType::kInvoke, OpF::kAdmit, "limit");
+  h.AddCommand(std::chrono::milliseconds(1), a, 0, {"incr", "limit"});  // any case
+  h.AddReply(std::chrono::milliseconds(2), a, OpType::kOk, 0, Reply::Integer(1));
   WorkloadEffect e = CheckLimiter(h, 10, std::chrono::seconds(1), std::chrono::milliseconds(1));
   EXPECT_FALSE(e.holds);
   ASSERT_EQ(e.sentences.size(), 2u);

@@ -15,6 +15,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/core/errors.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
@@ -109,10 +111,11 @@ TEST_F(AdapterTest, RedisPyLosesMutualExclusionWhenStoppedPastItsTimeout) {
   // of its lease; A's release finds B's key gone or B's, and says so.
   bool saw_lease = false, saw_not_owned = false;
   for (const Op& op : r.history.ops()) {
-    if (op.f != OpF::kRedis || op.type != OpType::kOk) continue;
-    saw_lease |= op.value.find("\"lease_ms\":") != std::string::npos;
-    saw_not_owned |= r.history.name(op.process) == "A" &&
-                     op.value.find("LockNotOwnedError") != std::string::npos;
+    if (op.f != OpF::kAdapter || op.type != OpType::kOk) continue;
+    const nlohmann::json reply = nlohmann::json::parse(r.history.text(op));
+    saw_lease |= reply.contains("lease_ms");
+    saw_not_owned |= r.history.name(op.actor) == "A" &&
+                     reply.value("error", "").find("LockNotOwnedError") != std::string::npos;
   }
   EXPECT_TRUE(saw_lease);
   EXPECT_TRUE(saw_not_owned);
@@ -143,10 +146,9 @@ TEST_F(AdapterTest, AWellBehavedAdapterRunsAndIsStoppedDuringAPause) {
   // The release reply: the adapter's own ticker saw it stopped for ~1 s.
   int64_t max_gap = -1;
   for (const Op& op : r.history.ops()) {
-    const size_t at = op.value.find("\"max_gap_ms\":");
-    if (op.f == OpF::kRedis && op.type == OpType::kOk && at != std::string::npos) {
-      max_gap = std::stoll(op.value.substr(at + 13));
-    }
+    if (op.f != OpF::kAdapter || op.type != OpType::kOk) continue;
+    const nlohmann::json reply = nlohmann::json::parse(r.history.text(op));
+    if (reply.contains("max_gap_ms")) max_gap = reply["max_gap_ms"].get<int64_t>();
   }
   EXPECT_GE(max_gap, 900) << "the adapter was not stopped (SIGSTOP) during the pause";
   EXPECT_LT(max_gap, 3000);

@@ -53,20 +53,20 @@ const ojson& SmallJson() {
 
 TEST(AcquisitionStats, LatencyCommandsAndRetriesComeFromTheHistory) {
   History h;
-  const int a = h.AddProcess("A");
-  const int b = h.AddProcess("B");
-  h.Add(Nanos(0), a, OpType::kInvoke, OpF::kAcquire, "lock:x");
-  h.Add(Nanos(0), a, OpType::kInvoke, OpF::kRedis, "SET lock:x t NX PX 5000", 0);
-  h.Add(Nanos(10), a, OpType::kOk, OpF::kRedis, "OK", 0);
-  h.Add(Nanos(10), a, OpType::kOk, OpF::kAcquire, "lock:x");
-  h.Add(Nanos(5), b, OpType::kInvoke, OpF::kAcquire, "lock:x");
-  for (int i = 0; i < 3; ++i) {  // two retries, each with a GET in between
-    h.Add(Nanos(5 + i), b, OpType::kInvoke, OpF::kRedis, "set lock:x u NX PX 5000", 0);
-    h.Add(Nanos(5 + i), b, OpType::kInvoke, OpF::kRedis, "GET lock:x", 0);
+  const int a = h.AddActor("A");
+  const int b = h.AddActor("B");
+  h.AddStep(Nanos(0), a, OpType::kInvoke, OpF::kAcquire, "lock:x");
+  h.AddCommand(Nanos(0), a, 0, {"SET", "lock:x", "t", "NX", "PX", "5000"});
+  h.AddReply(Nanos(10), a, OpType::kOk, 0, Reply::Ok());
+  h.AddStep(Nanos(10), a, OpType::kOk, OpF::kAcquire, "lock:x");
+  h.AddStep(Nanos(5), b, OpType::kInvoke, OpF::kAcquire, "lock:x");
+  for (int i = 0; i < 3; ++i) {  // two retries (any case), each with a GET in between
+    h.AddCommand(Nanos(5 + i), b, 0, {i == 1 ? "set" : "SET", "lock:x", "u", "NX", "PX", "5000"});
+    h.AddCommand(Nanos(5 + i), b, 0, {"GET", "lock:x"});
   }
-  h.Add(Nanos(105), b, OpType::kOk, OpF::kAcquire, "lock:x");
-  h.Add(Nanos(200), b, OpType::kInvoke, OpF::kAcquire, "lock:x");
-  h.Add(Nanos(300), b, OpType::kFail, OpF::kAcquire, "lock:x");
+  h.AddStep(Nanos(105), b, OpType::kOk, OpF::kAcquire, "lock:x");
+  h.AddStep(Nanos(200), b, OpType::kInvoke, OpF::kAcquire, "lock:x");
+  h.AddStep(Nanos(300), b, OpType::kFail, OpF::kAcquire, "lock:x");
 
   AcquisitionStats s = ComputeAcquisitionStats(h, Nanos(1'000'000'000));
   EXPECT_EQ(s.acquisitions, 2);

@@ -45,14 +45,15 @@ TEST(VirtualScenarios, F2PlainDelFreesTheNextHoldersLock) {
   bool saw_a_del = false;
   for (int64_t i : bc.events) {
     const Op& op = r.history.ops()[i];
-    if (r.history.name(op.process) == "A" && op.f == OpF::kRedis &&
-        op.value == "DEL lock:order") {
+    if (r.history.name(op.actor) == "A" && op.f == OpF::kRedis &&
+        op.type == OpType::kInvoke &&
+        r.history.command(op).ToCommand() == Command{"DEL", "lock:order"}) {
       // Its reply: A's next redis completion.
       for (size_t j = i + 1; j < r.history.size(); ++j) {
         const Op& reply = r.history.ops()[j];
-        if (reply.process == op.process && reply.f == OpF::kRedis) {
+        if (reply.actor == op.actor && reply.f == OpF::kRedis) {
           EXPECT_EQ(reply.type, OpType::kOk);
-          EXPECT_EQ(reply.value, "(integer) 1");
+          EXPECT_EQ(r.history.reply(reply), Reply::Integer(1));
           break;
         }
       }

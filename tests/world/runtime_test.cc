@@ -205,7 +205,7 @@ TEST(RuntimeTest, BackgroundThreadsRecordUnderTheirNameAndDoNotKeepTheRunGoing) 
   EXPECT_LT(w.Now(), seconds(1));  // the run ended with the main thread
   int pings = 0;
   for (const Op& op : w.history().ops()) {
-    if (op.type == OpType::kInvoke && w.history().name(op.process) == "A:watchdog") ++pings;
+    if (op.type == OpType::kInvoke && w.history().name(op.actor) == "A:watchdog") ++pings;
   }
   EXPECT_EQ(pings, 3);  // at 0, 100 and 200 ms
   EXPECT_EQ(env.commands_sent(), 3);

@@ -1,0 +1,120 @@
+// The typed history (sim/core/history.h): values are recorded as data, read
+// back as data, and made into text only by the formatting functions, which
+// give exactly the text results.json has always had.
+#include "sim/core/history.h"
+
+#include <gtest/gtest.h>
+
+namespace locksim {
+namespace {
+
+using std::chrono::milliseconds;
+
+TEST(HistoryTest, AnOpStaysSmall) {
+  // 10^6 ops per history: the values live in side tables, not in the op.
+  EXPECT_LE(sizeof(Op), 40u);
+}
+
+TEST(HistoryTest, CommandsAndRepliesReadBackAsData) {
+  History h;
+  const int a = h.AddActor("A");
+  const Op& sent = h.AddCommand(milliseconds(1), a, 2, {"SET", "lock:x", "tok en", "NX"});
+  const int64_t at = sent.index;
+  h.AddReply(milliseconds(2), a, OpType::kOk, 2, Reply::Ok());
+  // More commands after it do not move what the first one reads.
+  for (int i = 0; i < 1000; ++i) h.AddCommand(milliseconds(3), a, 0, {"GET", std::string(50, 'k')});
+  const Op& op = h.ops()[at];
+  EXPECT_EQ(op.f, OpF::kRedis);
+  EXPECT_EQ(op.type, OpType::kInvoke);
+  EXPECT_EQ(op.node, 2);
+  const CommandView cmd = h.command(op);
+  ASSERT_EQ(cmd.size(), 4u);
+  EXPECT_EQ(cmd.name(), "SET");
+  EXPECT_EQ(cmd[2], "tok en");
+  EXPECT_EQ(cmd.ToCommand(), (Command{"SET", "lock:x", "tok en", "NX"}));
+  EXPECT_EQ(h.ValueText(op), "SET lock:x \"tok en\" NX");
+  EXPECT_EQ(h.reply(h.ops()[at + 1]), Reply::Ok());
+  EXPECT_EQ(h.ValueText(h.ops()[at + 1]), "OK");
+}
+
+TEST(HistoryTest, CommandNamesCompareInAnyCase) {
+  EXPECT_TRUE(CommandNameIs("exec", "EXEC"));
+  EXPECT_TRUE(CommandNameIs("ExEc", "exec"));
+  EXPECT_FALSE(CommandNameIs("EXECX", "EXEC"));
+  EXPECT_FALSE(CommandNameIs("", "EXEC"));
+}
+
+TEST(HistoryTest, LockStepsCarryTheirKeyAndWhetherNested) {
+  History h;
+  const int a = h.AddActor("A");
+  const Op& outer = h.AddStep(milliseconds(1), a, OpType::kInvoke, OpF::kAcquire, "lock:x");
+  EXPECT_FALSE(outer.nested);
+  EXPECT_EQ(h.ValueText(outer), "lock:x");
+  const Op& inner =
+      h.AddStep(milliseconds(2), a, OpType::kOk, OpF::kAcquire, "lock:x", /*nested=*/true);
+  EXPECT_TRUE(inner.nested);
+  EXPECT_EQ(h.key(inner), "lock:x");
+  EXPECT_EQ(h.ValueText(inner), "lock:x (nested)");
+  EXPECT_EQ(h.ValueText(h.Add(milliseconds(3), a, OpType::kOk, OpF::kRelease)), "");
+}
+
+TEST(HistoryTest, NumbersAndFencingTokens) {
+  History h;
+  const int a = h.AddActor("A");
+  const Op& read = h.AddNumber(milliseconds(1), a, OpType::kOk, OpF::kRead, 7);
+  EXPECT_EQ(h.number(read), 7);
+  EXPECT_EQ(h.token(read), std::nullopt);
+  EXPECT_EQ(h.ValueText(read), "7");
+  const Op& write = h.AddNumber(milliseconds(2), a, OpType::kFail, OpF::kWrite, 8, 3);
+  EXPECT_EQ(h.token(write), 3);
+  EXPECT_EQ(h.ValueText(write), "8 (token 3)");
+}
+
+TEST(HistoryTest, KeyStatesAreFormattedAsTheNodesShowThem) {
+  KeyState s{"lock:x", true, false, "tok", {}, 4999};
+  EXPECT_EQ(FormatKeyState(s), "lock:x = \"tok\" pttl 4999");
+  s.pttl_ms.reset();
+  EXPECT_EQ(FormatKeyState(s), "lock:x = \"tok\" no ttl");
+  s.str = std::string(41, 'v');
+  EXPECT_EQ(FormatKeyState(s), "lock:x = \"" + std::string(37, 'v') + "...\" no ttl");
+  KeyState hash{"lock:x", true, true, "", {{"uuid:1", "2"}, {"uuid:2", "1"}}, 30000};
+  EXPECT_EQ(FormatKeyState(hash), "lock:x = {uuid:1: 2, uuid:2: 1} pttl 30000");
+  EXPECT_EQ(FormatKeyState(KeyState::Absent("lock:x")), "lock:x absent");
+  // Only the value counts as a change of value, not the TTL.
+  KeyState later = hash;
+  later.pttl_ms = 29000;
+  EXPECT_TRUE(later.SameValue(hash));
+  later.fields[0].second = "3";
+  EXPECT_FALSE(later.SameValue(hash));
+}
+
+TEST(HistoryTest, StatesFaultsAndChecksRecordWhoAndWhat) {
+  History h;
+  const int a = h.AddActor("A");
+  const int node = h.AddActor("redis0");
+  const Op& st = h.AddState(milliseconds(1), node, OpType::kOk, KeyState::Absent("lock:x"), a);
+  EXPECT_EQ(st.f, OpF::kState);
+  EXPECT_EQ(st.subject, a);
+  EXPECT_FALSE(h.state(st).present);
+  const Op& fault = h.AddFault(milliseconds(2), OpF::kPause, "A for 4s", a);
+  EXPECT_EQ(fault.actor, h.nemesis());
+  EXPECT_EQ(fault.type, OpType::kInfo);
+  EXPECT_EQ(h.ValueText(fault), "A for 4s");
+  const ReplyCheck check{{"INCR", "n"}, Reply::Error("ERR x"), "(integer) 1"};
+  EXPECT_EQ(h.ValueText(h.AddReplyCheck(milliseconds(3), a, OpType::kFail, check)),
+            "reply to INCR n was (error) ERR x, Redis gives (integer) 1");
+  EXPECT_EQ(h.ValueText(h.AddReplyCheck(milliseconds(4), a, OpType::kOk, check)), "(error) ERR x");
+  const Op& request = h.AddAdapterMessage(milliseconds(5), a, OpType::kInvoke, R"({"id":1})");
+  EXPECT_EQ(request.f, OpF::kAdapter);
+  EXPECT_EQ(OpFName(request.f), "adapter");
+  EXPECT_EQ(h.text(request), R"({"id":1})");
+}
+
+TEST(HistoryDeathTest, ReadingTheWrongKindOfValueAborts) {
+  History h;
+  const Op& op = h.AddNumber(milliseconds(1), h.AddActor("A"), OpType::kOk, OpF::kRead, 1);
+  EXPECT_DEATH(h.command(op), "read as the wrong kind of value");
+}
+
+}  // namespace
+}  // namespace locksim
