@@ -188,9 +188,9 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
                            {"end", l.stuck_to.count()},
                            {"duration", l.stuck().count()}};
     lj["deadlock_after"] = r.scenario.liveness.deadlock_after.count();
-    lj["aborted_transactions"] = l.retries;
+    lj["aborted_transactions"] = l.aborted_transactions;
     // Per mille, an integer, so the JSON stays byte-identical everywhere.
-    lj["aborted_per_acquisition_milli"] = static_cast<int64_t>(l.retries_per_acquisition * 1000 + 0.5);
+    lj["aborted_per_acquisition_milli"] = static_cast<int64_t>(l.aborted_per_acquisition * 1000 + 0.5);
     lj["degraded"] = l.degraded;
     if (!l.text.empty()) lj["text"] = l.text;
     j["liveness"] = lj;

@@ -1,4 +1,4 @@
-// The result of a run as versioned JSON (schema: docs/result-schema.md).
+// The result of a run as versioned JSON (format: docs/results.md).
 // Field order is fixed and every number is an integer, so the same virtual
 // run gives byte-identical output.
 #ifndef LOCKSIM_REPORTS_RUN_JSON_H_

@@ -40,7 +40,7 @@ struct Attempt {
 void AcquisitionStats::Merge(const AcquisitionStats& o) {
   acquisitions += o.acquisitions;
   failed_acquisitions += o.failed_acquisitions;
-  retries += o.retries;
+  repeated_commands += o.repeated_commands;
   commands += o.commands;
   simulated += o.simulated;
   std::vector<int64_t> merged;
@@ -65,7 +65,7 @@ AcquisitionStats ComputeAcquisitionStats(const History& history, Nanos end) {
         ++s.acquisitions;
         s.latencies.push_back((op.time - a.start).count());
         s.commands += a.commands;
-        s.retries += a.repeats;
+        s.repeated_commands += a.repeats;
         a.open = false;
       } else if (a.open && op.type == OpType::kFail) {
         ++s.failed_acquisitions;
@@ -104,7 +104,7 @@ nlohmann::ordered_json StatsToJson(const AcquisitionStats& s) {
   j["latency_p50"] = any ? nlohmann::ordered_json(Percentile(s.latencies, 50)) : nullptr;
   j["latency_p99"] = any ? nlohmann::ordered_json(Percentile(s.latencies, 99)) : nullptr;
   j["latency_max"] = any ? nlohmann::ordered_json(s.latencies.back()) : nullptr;
-  j["retries_per_acquisition"] = Ratio(s.retries, s.acquisitions);
+  j["retries_per_acquisition"] = Ratio(s.repeated_commands, s.acquisitions);
   j["commands_per_acquisition"] = Ratio(s.commands, s.acquisitions);
   // Acquisitions per simulated second.
   // Nothing tried (a rate limiter): no figure rather than a zero.

@@ -7,9 +7,11 @@
 //   - commands are the thread's `redis` invoke ops between the two (for an
 //     adapter-driven client, its `adapter` requests: locksim does not see
 //     the library's own Redis commands);
-//   - retries are the commands that repeat the acquisition's first one (same
-//     node, same command name, EVALSHA counted as EVAL), so SET NX PX sent
-//     three times is two retries, whatever else each attempt sends.
+//   - repeated commands (the figures' "retries") are the commands that
+//     repeat the acquisition's first one (same node, same command name in
+//     any case, EVALSHA counted as EVAL), so SET NX PX sent three times is
+//     two retries, whatever else each attempt sends. Not to be confused with
+//     LivenessResult::aborted_transactions (EXECs answered nil).
 // Only successful acquisitions count towards latency, commands and retries
 // per acquisition; failed ones are counted apart.
 #ifndef LOCKSIM_SIM_CHECK_ACQUISITION_STATS_H_
@@ -27,7 +29,9 @@ namespace locksim {
 struct AcquisitionStats {
   int64_t acquisitions = 0;         // acquire ok
   int64_t failed_acquisitions = 0;  // acquire fail
-  int64_t retries = 0;              // within successful acquisitions
+  // Commands repeating the acquisition's first one (above), within
+  // successful acquisitions. JSON: retries_per_acquisition.
+  int64_t repeated_commands = 0;
   int64_t commands = 0;             // within successful acquisitions
   Nanos simulated{0};               // the run's length (sum, once merged)
   std::vector<int64_t> latencies;   // ns, one per acquisition, sorted

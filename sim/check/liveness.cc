@@ -86,7 +86,7 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
           sent_exec[op.actor] = CommandNameIs(history.command(op).name(), "EXEC");
         } else if (waiting.contains(op.actor) && sent_exec[op.actor] &&
                    history.reply(op).IsNil()) {
-          ++r.retries;
+          ++r.aborted_transactions;
         }
         break;
       default: break;
@@ -104,21 +104,22 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
   }
   if (!limiter) close(end);  // still stuck when the run ended
   r.deadlock = r.stuck() > spec.deadlock_after;
-  r.retries_per_acquisition =
-      r.acquisitions > 0 ? static_cast<double>(r.retries) / static_cast<double>(r.acquisitions)
-                         : static_cast<double>(r.retries);
+  r.aborted_per_acquisition = r.acquisitions > 0
+                                  ? static_cast<double>(r.aborted_transactions) /
+                                        static_cast<double>(r.acquisitions)
+                                  : static_cast<double>(r.aborted_transactions);
   r.degraded = spec.max_retries_per_acquisition &&
-               r.retries_per_acquisition > *spec.max_retries_per_acquisition;
+               r.aborted_per_acquisition > *spec.max_retries_per_acquisition;
   if (r.deadlock) {
     r.text = std::string(limiter ? "every request refused" : "nobody could acquire") + " from " +
              FormatDuration(r.stuck_from) + " to " + FormatDuration(r.stuck_to) + " (" +
              FormatDuration(r.stuck()) + ", bound " + FormatDuration(spec.deadlock_after) + ")";
   }
-  if (r.retries > 0 || spec.max_retries_per_acquisition) {
+  if (r.aborted_transactions > 0 || spec.max_retries_per_acquisition) {
     if (!r.text.empty()) r.text += "; ";
-    r.text += std::to_string(r.retries) + " aborted transaction(s) for " +
+    r.text += std::to_string(r.aborted_transactions) + " aborted transaction(s) for " +
               std::to_string(r.acquisitions) + " acquisition(s): " +
-              Ratio(r.retries_per_acquisition) + " per acquisition";
+              Ratio(r.aborted_per_acquisition) + " per acquisition";
     if (spec.max_retries_per_acquisition) {
       r.text += " (bound " + Ratio(*spec.max_retries_per_acquisition) + ")";
     }

@@ -22,8 +22,10 @@ struct LivenessResult {
   Nanos stuck_to{0};
   bool deadlock = false;
   int64_t acquisitions = 0;
-  int64_t retries = 0;  // aborted transactions while acquiring
-  double retries_per_acquisition = 0;
+  // EXECs answered nil (a WATCHed key changed: the transaction aborted)
+  // while acquiring, and per acquisition. JSON: aborted_transactions.
+  int64_t aborted_transactions = 0;
+  double aborted_per_acquisition = 0;
   bool degraded = false;
   std::string text;  // one sentence for reports
   Nanos stuck() const { return stuck_to - stuck_from; }

@@ -72,7 +72,7 @@ TEST(AcquisitionStats, LatencyCommandsAndRetriesComeFromTheHistory) {
   EXPECT_EQ(s.acquisitions, 2);
   EXPECT_EQ(s.failed_acquisitions, 1);
   EXPECT_EQ(s.commands, 7);
-  EXPECT_EQ(s.retries, 2);
+  EXPECT_EQ(s.repeated_commands, 2);
   EXPECT_EQ(s.latencies, (std::vector<int64_t>{10, 100}));
   ojson j = StatsToJson(s);
   EXPECT_EQ(j["latency_p50"], 10);
