@@ -70,48 +70,20 @@ bool IsFault(OpF f) {
   }
 }
 
-// The ops from index `from` to `to` that explain a violation between the
-// threads `a` and `b`: faults, acquisitions, releases and the commands sent
-// inside them, the commands a and b sent while acquiring, their critical
-// sections, and the lock key's state on each node. This scans the range,
-// which is cheapest for the usual short one; Explainer below gives the same
-// answer for long ranges without scanning them.
-std::vector<int64_t> ExplainByScan(const History& history, int64_t from, int64_t to, int a,
-                                   int b) {
-  std::vector<int64_t> out;
-  std::map<int, bool> releasing;  // thread -> inside a release
-  std::map<int, bool> acquiring;  // thread -> inside an acquire
-  for (int64_t i = std::max<int64_t>(from, 0); i <= to; ++i) {
-    const Op& op = history.ops()[i];
-    bool keep = IsFault(op.f);
-    switch (op.f) {
-      case OpF::kAcquire:
-        acquiring[op.actor] = op.type == OpType::kInvoke;
-        keep = op.type != OpType::kInvoke;
-        break;
-      case OpF::kRelease:
-        releasing[op.actor] = op.type == OpType::kInvoke;
-        keep = true;
-        break;
-      case OpF::kRedis:
-      case OpF::kAdapter:
-        keep = releasing[op.actor] ||
-               (acquiring[op.actor] && (op.actor == a || op.actor == b));
-        break;
-      case OpF::kCs: keep = op.actor == a || op.actor == b; break;
-      case OpF::kState:
-      case OpF::kWrite: keep = true; break;
-      default: break;
-    }
-    if (keep) out.push_back(i);
-  }
-  return out;
-}
-
-// ExplainByScan's answer from indices of the history precomputed once, so
-// that a violation costs O(log n + what it lists) instead of a scan of its
-// range (a holder that never leaves overlaps every later section: O(n)
-// scans of O(n) ranges otherwise).
+// The rule that picks the events of a violation (Violation::events).
+// Given the range of the history from `from` to `to` (both included) and
+// the two threads `a` and `b` of the violation, it lists, in history order:
+//   - every fault, acquisition result (acquire ok / fail), release op
+//     (invoke, ok, fail), node state op and resource write;
+//   - the commands (Redis commands, adapter requests) of any thread sent
+//     inside a release whose invoke is in the range;
+//   - the commands a and b sent inside an acquire whose invoke is in the
+//     range;
+//   - a's and b's critical-section ops.
+// Where the story starts is the rule's too (StoryStart). The answers come
+// from indices built once per history, so that a violation costs
+// O(log n + what it lists): a holder that never leaves overlaps every later
+// section, and a scan per violation would be O(n^2).
 class Explainer {
  public:
   explicit Explainer(const History& history) {
@@ -137,8 +109,7 @@ class Explainer {
         case OpF::kRedis:
         case OpF::kAdapter: {
           // Inside a release (an acquire) when the thread's last release
-          // (acquire) op before it is an invoke; listed only if that invoke
-          // is in the range, as the scan only knows what it has seen.
+          // (acquire) op before it is an invoke.
           const int64_t r = at(last_release, p);
           if (r >= 0 && history.ops()[static_cast<size_t>(r)].type == OpType::kInvoke) {
             release_commands_.push_back({op.index, r});
@@ -161,7 +132,8 @@ class Explainer {
 
   // The start of a mutual-exclusion violation's story: `from`, or the
   // first holder's acquire invoke at or before it when no release of that
-  // thread comes between them.
+  // thread comes between them (its commands and their effect on the nodes
+  // belong to the story).
   int64_t StoryStart(int a, int64_t from) const {
     if (static_cast<size_t>(a) >= markers_.size()) return from;
     const std::vector<Marker>& m = markers_[static_cast<size_t>(a)];
@@ -172,6 +144,7 @@ class Explainer {
     return it->acquire ? it->index : from;
   }
 
+  // The events of the range [from, to] for threads a and b, by the rule.
   std::vector<int64_t> Explain(int64_t from, int64_t to, int a, int b) const {
     std::vector<int64_t> out;
     from = std::max<int64_t>(from, 0);
@@ -204,7 +177,7 @@ class Explainer {
 
  private:
   struct Command {
-    int64_t index;   // the redis op
+    int64_t index;   // the redis (adapter) op
     int64_t opened;  // the release (acquire) invoke it was sent inside
   };
   struct Marker {
@@ -224,41 +197,20 @@ class Explainer {
   std::vector<std::vector<Marker>> markers_;            // by thread
 };
 
-// A range (or a look back for the story's start) this long is answered
-// from an Explainer, built once at the first one, instead of a scan.
-constexpr int64_t kLongRange = 4096;
-
-std::vector<int64_t> Explain(const History& history, int64_t from, int64_t to, int a, int b,
-                             std::optional<Explainer>* explainer) {
-  if (to - from < kLongRange) return ExplainByScan(history, from, to, a, b);
+// Built at the first violation: a history without one never pays for it.
+const Explainer& ExplainerOf(const History& history, std::optional<Explainer>* explainer) {
   if (!*explainer) explainer->emplace(history);
-  return (*explainer)->Explain(from, to, a, b);
+  return **explainer;
 }
 
+// A mutual-exclusion violation's events: from the first holder's story
+// start to the second holder's entry.
 std::vector<int64_t> Explain(const History& history, const CriticalSection& a,
                              const CriticalSection& b, std::optional<Explainer>* explainer) {
-  int64_t from = std::min(a.acquired_index >= 0 ? a.acquired_index : a.enter_index,
-                          b.acquired_index >= 0 ? b.acquired_index : b.enter_index);
-  // From the first holder's acquire invoke: its commands and their effect
-  // on the nodes belong to the story.
-  bool found = false;
-  for (int64_t i = from; i >= 0 && i > from - kLongRange; --i) {
-    const Op& op = history.ops()[i];
-    if (op.f == OpF::kAcquire && op.type == OpType::kInvoke && op.actor == a.process) {
-      from = i;
-      found = true;
-      break;
-    }
-    if (op.f == OpF::kRelease && op.actor == a.process) {
-      found = true;
-      break;
-    }
-  }
-  if (!found && from - kLongRange >= 0) {  // looked back kLongRange ops in vain
-    if (!*explainer) explainer->emplace(history);
-    from = (*explainer)->StoryStart(a.process, from);
-  }
-  return Explain(history, from, b.enter_index, a.process, b.process, explainer);
+  const Explainer& e = ExplainerOf(history, explainer);
+  const int64_t from = std::min(a.acquired_index >= 0 ? a.acquired_index : a.enter_index,
+                                b.acquired_index >= 0 ? b.acquired_index : b.enter_index);
+  return e.Explain(e.StoryStart(a.process, from), b.enter_index, a.process, b.process);
 }
 
 // Foreign writes: a state op (a value changed on a node by a client's
@@ -301,7 +253,8 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
         }
       }
       v.second.enter_index = op.index;
-      v.events = Explain(history, held->second, op.index, victim, op.subject, explainer);
+      // From the holder's acquisition to the write.
+      v.events = ExplainerOf(history, explainer).Explain(held->second, op.index, victim, op.subject);
       out->push_back(std::move(v));
     }
   }
@@ -320,7 +273,7 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end) {
     if (a.resource != b.resource) return a.resource < b.resource;
     return a.enter_index < b.enter_index;  // history order is true-time order
   });
-  std::optional<Explainer> explainer;  // built at the first long range
+  std::optional<Explainer> explainer;
   // Sweep per resource: `active` holds sections that have not ended yet.
   std::vector<size_t> active;
   const std::string* resource = nullptr;

@@ -43,9 +43,13 @@ struct Violation {
   CriticalSection second;
   Nanos overlap_start{0};
   Nanos overlap_end{0};
-  // History indices of what led to it: faults, acquisitions, releases and
-  // the commands sent inside releases, from the first holder's acquisition
-  // to the moment the second holder entered.
+  // History indices of what led to it, in order, from the first holder's
+  // acquire invoke (mutual exclusion; its acquisition if a release of it
+  // comes between) or its acquisition (foreign write) to the second
+  // holder's entry (the write): every fault, acquisition result, release
+  // op, node state and resource write; the commands any thread sent inside
+  // a release begun in that range, and those the two sent inside an
+  // acquire begun in it; the two threads' critical-section ops.
   std::vector<int64_t> events;
   int64_t state_index = -1;  // foreign-write: the node state op
   int writer = -1;           // foreign-write: the thread whose command did it

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
 #include <optional>
 
 namespace locksim {
@@ -108,137 +107,162 @@ TEST(CheckerTest, DifferentResourcesNeverConflict) {
 }
 
 
-// The events of a violation as the checker lists them by a scan of the
-// history: from the first holder's acquire invoke (mutual exclusion) or its
-// acquisition (foreign write) to the second's entry (the write). The
-// checker answers long ranges from precomputed indices; both must agree.
-std::vector<int64_t> ReferenceEvents(const History& history, const Violation& v) {
-  const CriticalSection& a = v.first;
-  const CriticalSection& b = v.second;
-  int64_t from = std::min(a.acquired_index >= 0 ? a.acquired_index : a.enter_index,
-                          b.acquired_index >= 0 ? b.acquired_index : b.enter_index);
-  if (v.kind == ViolationKind::kMutualExclusion) {
-    for (int64_t i = from; i >= 0; --i) {
-      const Op& op = history.ops()[i];
-      if (op.f == OpF::kAcquire && op.type == OpType::kInvoke && op.actor == a.process) {
-        from = i;
-        break;
-      }
-      if (op.f == OpF::kRelease && op.actor == a.process) break;
-    }
-  } else {
-    from = a.acquired_index;
+// Violation::events, the one explanation rule (sim/check/checker.h), on
+// small histories written by hand: each test names the ops it records and
+// lists exactly those the rule keeps.
+class EventsTest : public ::testing::Test {
+ protected:
+  EventsTest()
+      : a(h.AddActor("A")), b(h.AddActor("B")), c(h.AddActor("C")), node(h.AddActor("redis0")) {}
+
+  int64_t Step(int actor, OpType type, OpF f) {
+    return h.AddStep(seconds(t++), actor, type, f, "lock").index;
   }
-  std::vector<int64_t> out;
-  std::map<int, bool> releasing, acquiring;
-  for (int64_t i = std::max<int64_t>(from, 0); i <= b.enter_index; ++i) {
-    const Op& op = history.ops()[i];
-    bool keep = false;
-    switch (op.f) {
-      case OpF::kAcquire:
-        acquiring[op.actor] = op.type == OpType::kInvoke;
-        keep = op.type != OpType::kInvoke;
-        break;
-      case OpF::kRelease:
-        releasing[op.actor] = op.type == OpType::kInvoke;
-        keep = true;
-        break;
-      case OpF::kRedis:
-        keep = releasing[op.actor] ||
-               (acquiring[op.actor] && (op.actor == a.process || op.actor == b.process));
-        break;
-      case OpF::kCs: keep = op.actor == a.process || op.actor == b.process; break;
-      case OpF::kPause:
-      case OpF::kResume:
-      case OpF::kCrash:
-      case OpF::kRestart:
-      case OpF::kClock:
-      case OpF::kExpire:
-      case OpF::kFailover:
-      case OpF::kPartition:
-      case OpF::kHeal:
-      case OpF::kDelay:
-      case OpF::kDrop:
-      case OpF::kState:
-      case OpF::kWrite: keep = true; break;
-      default: break;
-    }
-    if (keep) out.push_back(i);
+  int64_t Send(int actor, Command cmd) { return h.AddCommand(seconds(t++), actor, 0, cmd).index; }
+  int64_t Reply(int actor, locksim::Reply r) {
+    return h.AddReply(seconds(t++), actor, OpType::kOk, 0, std::move(r)).index;
   }
-  return out;
+  // The lock key on redis0: held by `owner` (its token), or gone (-1).
+  int64_t State(int owner, int cause) {
+    KeyState s = KeyState::Absent("lock");
+    if (owner >= 0) {
+      s.present = true;
+      s.str = h.name(owner);
+      s.pttl_ms = 1000;
+    }
+    return h.AddState(seconds(t++), node, OpType::kOk, s, cause).index;
+  }
+  int64_t Fault(OpF f, const std::string& what) { return h.AddFault(seconds(t++), f, what).index; }
+
+  History h;
+  int t = 0;
+  const int a, b, c, node;
+};
+
+TEST_F(EventsTest, AnOverlapIsToldFromTheFirstHoldersAcquireToTheSecondsEntry) {
+  Step(a, OpType::kInvoke, OpF::kAcquire);  // the story starts here, unlisted
+  const int64_t a_set = Send(a, {"SET", "lock", "A", "NX", "PX", "1000"});
+  const int64_t a_key = State(a, a);
+  const int64_t a_ok = Reply(a, Reply::Ok());
+  const int64_t a_acquired = Step(a, OpType::kOk, OpF::kAcquire);
+  const int64_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
+  const int64_t pause = Fault(OpF::kPause, "A for 5s");
+  Send(c, {"GET", "lock"});  // C, neither acquiring nor releasing: unlisted
+  Step(b, OpType::kInvoke, OpF::kAcquire);
+  const int64_t b_try = Send(b, {"SET", "lock", "B", "NX", "PX", "1000"});
+  const int64_t b_nil = Reply(b, Reply::Nil());
+  const int64_t expired = State(-1, -1);
+  const int64_t b_set = Send(b, {"SET", "lock", "B", "NX", "PX", "1000"});
+  const int64_t b_key = State(b, b);
+  const int64_t b_ok = Reply(b, Reply::Ok());
+  const int64_t b_acquired = Step(b, OpType::kOk, OpF::kAcquire);
+  const int64_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);
+  Step(a, OpType::kOk, OpF::kCs);  // after B's entry: unlisted
+  const CheckResult r = CheckMutualExclusion(h, seconds(t));
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].events,
+            (std::vector<int64_t>{a_set, a_key, a_ok, a_acquired, a_enter, pause, b_try, b_nil,
+                                  expired, b_set, b_key, b_ok, b_acquired, b_enter}));
 }
 
-TEST(CheckerTest, EventsOfLongAndShortRangesAreTheFullScansOnes) {
-  // A enters and never leaves (paused, then gone); B and C take turns for
-  // thousands of operations, with releases straddling range starts, and
-  // each of their sections overlaps A's; their writes of the key are
-  // foreign writes over A's. D's release starts before A's acquisition, so
-  // its commands after it are not inside a listed release; E acquires
-  // (and stays inside the acquire) before A, and its commands are listed
-  // only in its own violations. F's section has no acquisition, and its
-  // thread's last release is thousands of ops back.
+TEST_F(EventsTest, AnyThreadsReleaseCommandsAreListedButOnlyTheTwoHoldersAcquires) {
+  const int64_t a_acquired = Step(a, OpType::kOk, OpF::kAcquire);
+  const int64_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
+  const int64_t c_release = Step(c, OpType::kInvoke, OpF::kRelease);
+  const int64_t c_del = Send(c, {"DEL", "lock"});
+  const int64_t gone = State(-1, c);
+  const int64_t c_deleted = Reply(c, Reply::Integer(1));
+  const int64_t c_released = Step(c, OpType::kOk, OpF::kRelease);
+  Send(c, {"GET", "lock"});  // after its release: unlisted
+  Step(c, OpType::kInvoke, OpF::kAcquire);
+  Send(c, {"SET", "lock", "C", "NX", "PX", "1000"});  // C's acquire: unlisted
+  const int64_t b_acquired = Step(b, OpType::kOk, OpF::kAcquire);
+  const int64_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);
+  const CheckResult r = CheckMutualExclusion(h, seconds(t));
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].events,
+            (std::vector<int64_t>{a_acquired, a_enter, c_release, c_del, gone, c_deleted,
+                                  c_released, b_acquired, b_enter}));
+}
+
+TEST_F(EventsTest, ARangeDoesNotListCommandsOfAReleaseBegunBeforeIt) {
+  const int64_t c_release = Step(c, OpType::kInvoke, OpF::kRelease);  // before the story
+  Step(a, OpType::kInvoke, OpF::kAcquire);
+  Send(c, {"DEL", "lock"});  // inside C's release, which began before the range
+  const int64_t a_acquired = Step(a, OpType::kOk, OpF::kAcquire);
+  const int64_t c_released = Step(c, OpType::kOk, OpF::kRelease);
+  const int64_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
+  const int64_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);  // no acquisition at all
+  const CheckResult r = CheckMutualExclusion(h, seconds(t));
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].events,
+            (std::vector<int64_t>{a_acquired, c_released, a_enter, b_enter}));
+  EXPECT_LT(c_release, r.violations[0].events.front());
+}
+
+TEST_F(EventsTest, WithoutAnAcquisitionTheStoryStartsAtTheLastAcquireInvoke) {
+  Step(a, OpType::kInvoke, OpF::kAcquire);
+  const int64_t a_failed = Step(a, OpType::kFail, OpF::kAcquire);
+  const int64_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);  // entered all the same
+  const int64_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);
+  const CheckResult r = CheckMutualExclusion(h, seconds(t));
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].events, (std::vector<int64_t>{a_failed, a_enter, b_enter}));
+}
+
+TEST_F(EventsTest, AReleaseOfTheFirstHolderEndsTheLookBackForItsAcquire) {
+  Step(a, OpType::kInvoke, OpF::kAcquire);
+  Step(a, OpType::kFail, OpF::kAcquire);
+  Step(a, OpType::kInvoke, OpF::kRelease);
+  Step(a, OpType::kOk, OpF::kRelease);
+  const int64_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
+  const int64_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);
+  const CheckResult r = CheckMutualExclusion(h, seconds(t));
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].events, (std::vector<int64_t>{a_enter, b_enter}));
+}
+
+TEST_F(EventsTest, AForeignWriteIsToldFromTheHoldersAcquisitionToTheWrite) {
+  Step(a, OpType::kInvoke, OpF::kAcquire);
+  Send(a, {"SET", "lock", "A", "NX", "PX", "1000"});
+  State(a, a);
+  Reply(a, Reply::Ok());
+  const int64_t a_acquired = Step(a, OpType::kOk, OpF::kAcquire);
+  const int64_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
+  const int64_t b_release = Step(b, OpType::kInvoke, OpF::kRelease);
+  const int64_t b_del = Send(b, {"DEL", "lock"});
+  const int64_t deleted = State(-1, b);
+  Reply(b, Reply::Integer(1));  // after the write: unlisted
+  const CheckResult r = CheckMutualExclusion(h, seconds(t));
+  ASSERT_EQ(r.violations.size(), 1u);
+  const Violation& v = r.violations[0];
+  EXPECT_EQ(v.kind, ViolationKind::kForeignWrite);
+  EXPECT_EQ(v.writer, b);
+  EXPECT_EQ(v.holder, a);
+  EXPECT_EQ(v.state_index, deleted);
+  EXPECT_EQ(v.events, (std::vector<int64_t>{a_acquired, a_enter, b_release, b_del, deleted}));
+}
+
+TEST(CheckerTest, AHolderThatNeverLeavesOverlapsEveryLaterSection) {
+  // Each later section's story still starts at the open holder's
+  // acquisition and lists every acquisition since.
   History h;
-  const int a = h.AddActor("A"), b = h.AddActor("B"), c = h.AddActor("C"),
-            d = h.AddActor("D"), e = h.AddActor("E"), f = h.AddActor("F");
-  int t = 0;
-  // An op without a value, a Redis command, a reply, a state, a fault.
-  auto add = [&](int p, OpType type, OpF op) { h.Add(seconds(t++), p, type, op); };
-  auto cmd = [&](int p, Command c) { h.AddCommand(seconds(t++), p, 0, c); };
-  auto reply = [&](int p, Reply r) { h.AddReply(seconds(t++), p, OpType::kOk, 0, r); };
-  auto state = [&](int writer, std::string value) {
-    KeyState s{"lock", !value.empty(), false, value, {}, std::nullopt};
-    if (!value.empty()) s.pttl_ms = 100;
-    h.AddState(seconds(t++), h.nemesis(), OpType::kOk, s, writer);
-  };
-  auto fault = [&](OpF op, std::string what) { h.AddFault(seconds(t++), op, what); };
-  auto cs = [&](int p, OpType type) { h.AddStep(seconds(t++), p, type, OpF::kCs, "lock"); };
-  add(f, OpType::kInvoke, OpF::kRelease);
-  add(f, OpType::kOk, OpF::kRelease);
-  add(d, OpType::kInvoke, OpF::kRelease);
-  add(e, OpType::kInvoke, OpF::kAcquire);
-  add(a, OpType::kInvoke, OpF::kAcquire);
-  cmd(a, {"SET", "lock", "a", "NX", "PX", "100"});
-  state(a, "a");
-  reply(a, Reply::Ok());
-  add(a, OpType::kOk, OpF::kAcquire);
-  cmd(d, {"DEL", "lock"});
-  cs(a, OpType::kInvoke);
-  fault(OpF::kPause, "A");
-  reply(d, Reply::Integer(1));
-  add(d, OpType::kOk, OpF::kRelease);
-  for (int i = 0; i < 800; ++i) {
-    const int p = i % 2 ? c : b;
-    add(p, OpType::kInvoke, OpF::kAcquire);
-    cmd(p, {"SET", "lock", "x", "NX", "PX", "100"});
-    if (i % 3 == 0) state(p, "x");
-    if (i % 50 == 0) cmd(e, {"SET", "lock", "e", "NX", "PX", "100"});
-    reply(p, Reply::Ok());
-    add(p, OpType::kOk, OpF::kAcquire);
-    cs(p, OpType::kInvoke);
-    if (i % 11 == 0) fault(OpF::kClock, "+1s");
-    cs(p, OpType::kOk);
-    add(p, OpType::kInvoke, OpF::kRelease);
-    cmd(p, {"EVAL", "cad"});
-    if (i % 7 == 0) fault(OpF::kResume, "x");
-    if (i % 5 == 0) state(p, "");
-    reply(p, Reply::Integer(1));
-    add(p, OpType::kFail, OpF::kRelease);
-    cmd(p, {"GET", "lock"});  // after its release
-    reply(p, Reply::Nil());
-    if (i == 600) cs(f, OpType::kInvoke);
+  const int a = h.AddActor("A"), b = h.AddActor("B");
+  h.AddStep(seconds(0), a, OpType::kOk, OpF::kAcquire, "lock");
+  h.AddStep(seconds(0), a, OpType::kInvoke, OpF::kCs, "lock");
+  for (int i = 1; i <= 500; ++i) {
+    h.AddStep(seconds(i), b, OpType::kOk, OpF::kAcquire, "lock");
+    h.AddStep(seconds(i), b, OpType::kInvoke, OpF::kCs, "lock");
+    h.AddStep(seconds(i), b, OpType::kOk, OpF::kCs, "lock");
   }
-  const CheckResult r = CheckMutualExclusion(h, seconds(t + 1));
-  bool long_range = false, short_range = false, foreign = false;
-  for (const Violation& v : r.violations) {
-    EXPECT_EQ(v.events, ReferenceEvents(h, v))
-        << v.kind << ": second entered at " << v.second.enter_index;
-    (v.second.enter_index > 5000 ? long_range : short_range) = true;
-    foreign = foreign || v.kind == ViolationKind::kForeignWrite;
-  }
-  EXPECT_GE(r.violations.size(), 800u);
-  EXPECT_TRUE(long_range);
-  EXPECT_TRUE(short_range);
-  EXPECT_TRUE(foreign);
+  const CheckResult r = CheckMutualExclusion(h, seconds(1000));
+  ASSERT_EQ(r.violations.size(), 500u);
+  const Violation& last = r.violations.back();
+  // A's acquisition and entry, B's 500 acquisitions, its 499 finished
+  // sections (entry and exit) and the last entry.
+  ASSERT_EQ(last.events.size(), 2u + 500u + 2u * 499u + 1u);
+  EXPECT_EQ(last.events.front(), 0);
+  EXPECT_EQ(last.events.back(), static_cast<int64_t>(h.size()) - 2);
 }
 
 }  // namespace
