@@ -145,158 +145,177 @@ void Nemesis::Fire(size_t i) {
   fired_[i] = true;
   const FaultSpec f = faults_[i];  // a copy: hooks may run scenario code
   using T = FaultSpec::Type;
-  World* world = &rt_;
-  const int p = f.process.empty() ? -1 : hooks_.process_of(f.process);
-  const int node = f.process.empty() ? -1 : NodeOf(f.process);
-  auto restart = [this, world](const std::string& name) {
-    const int proc = hooks_.process_of(name);
-    const int phys = NodeOf(name);
-    if (phys >= 0) {
-      if (world->IsUp(phys)) return;
-      Record(OpF::kRestart, name, proc);
-      world->RestartNode(phys);
-    } else {
-      if (!rt_.IsCrashed(proc)) return;
-      Record(OpF::kRestart, name, proc);
-      rt_.Restart(proc);
-      hooks_.restart_client(name);
-    }
-  };
-  auto for_links = [&](const std::function<void(int, int)>& each) {
-    for (const std::string& a : f.from) {
-      for (const std::string& b : f.to) {
-        const int pa = hooks_.process_of(a), pb = hooks_.process_of(b);
-        if (pa != pb) each(pa, pb);
-      }
-    }
-  };
-  const std::string links = Join(f.from) + " | " + Join(f.to);
   switch (f.type) {
-    case T::kPause: {
-      const Nanos end = rt_.Now() + f.duration;
-      Record(OpF::kPause, f.process + " for " + FormatDuration(f.duration), p);
-      if (node >= 0) {
-        world->PauseNode(node, end);
-      } else {
-        rt_.Pause(p, end);
-        SignalProcess(p, SIGSTOP);
-      }
-      rt_.AtFirst(end, rt_.nemesis(), [this, p, client = node < 0, name = f.process] {
-        Record(OpF::kResume, name, p);
-        // Under a longer pause that began meanwhile, it stays stopped.
-        if (client && !rt_.IsPaused(p)) SignalProcess(p, SIGCONT);
-      });
-      break;
-    }
-    case T::kCrash:
-      if (node >= 0) {
-        if (!world->IsUp(node)) break;
-        Record(OpF::kCrash, f.process + (f.power_loss ? " (power loss)" : ""), p);
-        world->CrashNode(node, f.power_loss);
-      } else {
-        if (rt_.IsCrashed(p)) break;
-        Record(OpF::kCrash, f.process, p);
-        rt_.Crash(p);
-        SignalProcess(p, SIGKILL);
-      }
-      if (f.restart_after) {
-        rt_.At(rt_.Now() + *f.restart_after, rt_.nemesis(),
-               [restart, name = f.process] { restart(name); });
-      }
-      break;
-    case T::kRestart:
-      restart(f.process);
-      break;
-    case T::kFailover:
-      world->Failover(world->GroupOf(node), [this, world, p, name = f.process](int promoted) {
-        Record(OpF::kFailover,
-               "group of " + name + ": " +
-                   (promoted < 0 ? std::string("no live replica to promote")
-                                 : world->NodeName(promoted) + " promoted to master"),
-               p);
-      });
-      break;
-    case T::kClock: {
-      ProcessClock c = rt_.Clock(p);
-      std::string what = f.process;
-      if (f.offset) {
-        c.offset = *f.offset;
-        what += " offset " + SignedText(*f.offset);
-      }
-      if (f.jump) {
-        c.offset += *f.jump;
-        what += " jumps " + SignedText(*f.jump);
-      }
-      if (f.drift_ppm) {
-        c.drift_ppm = *f.drift_ppm;
-        what += " drifts " + std::to_string(*f.drift_ppm) + " ppm";
-      }
-      what += " (offset now " + SignedText(c.offset) + ")";
-      Record(OpF::kClock, what, p);
-      rt_.SetClock(p, c);
-      if (node >= 0) world->NodeClockChanged(node);  // keys may expire at once
-      break;
-    }
-    case T::kExpire: {
-      const std::string key = f.key.empty() ? hooks_.lock_key : f.key;
-      std::vector<int> targets;
-      if (node >= 0) {
-        targets.push_back(node);
-      } else {
-        for (int g = 0; g < rt_.NodeCount(); ++g) targets.push_back(world->MasterOf(g));
-      }
-      for (int t : targets) {
-        Record(OpF::kExpire,
-               key + " on " + world->NodeName(t) +
-                   (f.ttl ? " gets ttl " + FormatDuration(*f.ttl) : " deleted"),
-               world->node_process(t));
-        world->ExpireKey(t, key, f.ttl);
-      }
-      break;
-    }
-    case T::kPartition:
-      Record(OpF::kPartition, links);
-      for_links([world](int a, int b) { world->SetPartitioned(a, b, true); });
-      if (f.duration.count() > 0) {
-        rt_.At(rt_.Now() + f.duration, rt_.nemesis(), [this, world, f, links] {
-          Record(OpF::kHeal, links);
-          for (const std::string& a : f.from) {
-            for (const std::string& b : f.to) {
-              world->SetPartitioned(hooks_.process_of(a), hooks_.process_of(b), false);
-            }
-          }
-        });
-      }
-      break;
-    case T::kHeal:
-      Record(OpF::kHeal, "every link");
-      world->HealAll();
-      break;
+    case T::kPause: Pause(f); break;
+    case T::kCrash: Crash(f); break;
+    case T::kRestart: Restart(f.process); break;
+    case T::kFailover: Failover(f); break;
+    case T::kClock: Clock(f); break;
+    case T::kExpire: Expire(f); break;
+    case T::kPartition: Partition(f); break;
+    case T::kHeal: HealAll(); break;
     case T::kDelay:
-    case T::kDrop: {
-      const bool delay = f.type == T::kDelay;
-      Record(delay ? OpF::kDelay : OpF::kDrop,
-             links + (delay ? " +" + FormatDuration(f.latency)
-                            : " " + std::to_string(f.loss_percent) + "% lost"));
-      auto apply = [world, delay, f](int a, int b, bool on) {
-        if (delay) {
-          world->SetExtraLatency(a, b, on ? f.latency : Nanos{0});
-        } else {
-          world->SetLoss(a, b, on ? f.loss_percent : 0);
-        }
-      };
-      for_links([&](int a, int b) { apply(a, b, true); });
-      if (f.duration.count() > 0) {
-        rt_.At(rt_.Now() + f.duration, rt_.nemesis(), [this, f, links, apply, delay] {
-          Record(OpF::kHeal, std::string(delay ? "delay " : "loss ") + links + " over");
-          for (const std::string& a : f.from) {
-            for (const std::string& b : f.to) {
-              apply(hooks_.process_of(a), hooks_.process_of(b), false);
-            }
-          }
-        });
-      }
-      break;
+    case T::kDrop: Degrade(f); break;
+  }
+}
+
+// A client's pause stops its coroutines (and an adapter's process, by
+// SIGSTOP); a node's stops the node. It ends by itself: the resume is
+// recorded ahead of anything else at that instant.
+void Nemesis::Pause(const FaultSpec& f) {
+  const int p = hooks_.process_of(f.process);
+  const int node = NodeOf(f.process);
+  const Nanos end = rt_.Now() + f.duration;
+  Record(OpF::kPause, f.process + " for " + FormatDuration(f.duration), p);
+  if (node >= 0) {
+    rt_.PauseNode(node, end);
+  } else {
+    rt_.Pause(p, end);
+    SignalProcess(p, SIGSTOP);
+  }
+  rt_.AtFirst(end, rt_.nemesis(), [this, p, client = node < 0, name = f.process] {
+    Record(OpF::kResume, name, p);
+    // Under a longer pause that began meanwhile, it stays stopped.
+    if (client && !rt_.IsPaused(p)) SignalProcess(p, SIGCONT);
+  });
+}
+
+// A crash of what is up (a node, or a client's process: its coroutines
+// never resume, an adapter gets SIGKILL), and its restart if asked for.
+void Nemesis::Crash(const FaultSpec& f) {
+  const int p = hooks_.process_of(f.process);
+  const int node = NodeOf(f.process);
+  if (node >= 0) {
+    if (!rt_.IsUp(node)) return;
+    Record(OpF::kCrash, f.process + (f.power_loss ? " (power loss)" : ""), p);
+    rt_.CrashNode(node, f.power_loss);
+  } else {
+    if (rt_.IsCrashed(p)) return;
+    Record(OpF::kCrash, f.process, p);
+    rt_.Crash(p);
+    SignalProcess(p, SIGKILL);
+  }
+  if (f.restart_after) {
+    rt_.At(rt_.Now() + *f.restart_after, rt_.nemesis(),
+           [this, name = f.process] { Restart(name); });
+  }
+}
+
+// Starts a crashed node or client again; nothing if it is up.
+void Nemesis::Restart(const std::string& name) {
+  const int p = hooks_.process_of(name);
+  const int node = NodeOf(name);
+  if (node >= 0) {
+    if (rt_.IsUp(node)) return;
+    Record(OpF::kRestart, name, p);
+    rt_.RestartNode(node);
+  } else {
+    if (!rt_.IsCrashed(p)) return;
+    Record(OpF::kRestart, name, p);
+    rt_.Restart(p);
+    hooks_.restart_client(name);
+  }
+}
+
+// Recorded once the world says which replica (if any) took over.
+void Nemesis::Failover(const FaultSpec& f) {
+  const int p = hooks_.process_of(f.process);
+  rt_.Failover(rt_.GroupOf(NodeOf(f.process)), [this, p, name = f.process](int promoted) {
+    Record(OpF::kFailover,
+           "group of " + name + ": " +
+               (promoted < 0 ? std::string("no live replica to promote")
+                             : rt_.NodeName(promoted) + " promoted to master"),
+           p);
+  });
+}
+
+void Nemesis::Clock(const FaultSpec& f) {
+  const int p = hooks_.process_of(f.process);
+  ProcessClock c = rt_.Clock(p);
+  std::string what = f.process;
+  if (f.offset) {
+    c.offset = *f.offset;
+    what += " offset " + SignedText(*f.offset);
+  }
+  if (f.jump) {
+    c.offset += *f.jump;
+    what += " jumps " + SignedText(*f.jump);
+  }
+  if (f.drift_ppm) {
+    c.drift_ppm = *f.drift_ppm;
+    what += " drifts " + std::to_string(*f.drift_ppm) + " ppm";
+  }
+  what += " (offset now " + SignedText(c.offset) + ")";
+  Record(OpF::kClock, what, p);
+  rt_.SetClock(p, c);
+  if (const int node = NodeOf(f.process); node >= 0) {
+    rt_.NodeClockChanged(node);  // keys may expire at once
+  }
+}
+
+// The key goes (or gets a TTL) on the node named, else on every master.
+void Nemesis::Expire(const FaultSpec& f) {
+  const std::string key = f.key.empty() ? hooks_.lock_key : f.key;
+  std::vector<int> targets;
+  if (const int node = f.process.empty() ? -1 : NodeOf(f.process); node >= 0) {
+    targets.push_back(node);
+  } else {
+    for (int g = 0; g < rt_.NodeCount(); ++g) targets.push_back(rt_.MasterOf(g));
+  }
+  for (int t : targets) {
+    Record(OpF::kExpire,
+           key + " on " + rt_.NodeName(t) +
+               (f.ttl ? " gets ttl " + FormatDuration(*f.ttl) : " deleted"),
+           rt_.node_process(t));
+    rt_.ExpireKey(t, key, f.ttl);
+  }
+}
+
+void Nemesis::Partition(const FaultSpec& f) {
+  const std::string links = LinksText(f);
+  Record(OpF::kPartition, links);
+  ForLinks(f, [this](int a, int b) { rt_.SetPartitioned(a, b, true); });
+  if (f.duration.count() == 0) return;  // until a heal, or the end
+  rt_.At(rt_.Now() + f.duration, rt_.nemesis(), [this, f, links] {
+    Record(OpF::kHeal, links);
+    ForLinks(f, [this](int a, int b) { rt_.SetPartitioned(a, b, false); });
+  });
+}
+
+void Nemesis::HealAll() {
+  Record(OpF::kHeal, "every link");
+  rt_.HealAll();
+}
+
+// Extra latency (delay) or lost messages (drop) on the links, for a while.
+void Nemesis::Degrade(const FaultSpec& f) {
+  const bool delay = f.type == FaultSpec::Type::kDelay;
+  const std::string links = LinksText(f);
+  Record(delay ? OpF::kDelay : OpF::kDrop,
+         links + (delay ? " +" + FormatDuration(f.latency)
+                        : " " + std::to_string(f.loss_percent) + "% lost"));
+  auto apply = [this, delay, f](int a, int b, bool on) {
+    if (delay) {
+      rt_.SetExtraLatency(a, b, on ? f.latency : Nanos{0});
+    } else {
+      rt_.SetLoss(a, b, on ? f.loss_percent : 0);
+    }
+  };
+  ForLinks(f, [&](int a, int b) { apply(a, b, true); });
+  if (f.duration.count() == 0) return;
+  rt_.At(rt_.Now() + f.duration, rt_.nemesis(), [this, f, links, apply, delay] {
+    Record(OpF::kHeal, std::string(delay ? "delay " : "loss ") + links + " over");
+    ForLinks(f, [&](int a, int b) { apply(a, b, false); });
+  });
+}
+
+std::string Nemesis::LinksText(const FaultSpec& f) { return Join(f.from) + " | " + Join(f.to); }
+
+void Nemesis::ForLinks(const FaultSpec& f, const std::function<void(int, int)>& each) const {
+  for (const std::string& a : f.from) {
+    for (const std::string& b : f.to) {
+      const int pa = hooks_.process_of(a), pb = hooks_.process_of(b);
+      if (pa != pb) each(pa, pb);
     }
   }
 }

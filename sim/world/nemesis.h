@@ -45,6 +45,21 @@ class Nemesis {
  private:
   void OnOp(int64_t index);
   void Fire(size_t i);
+  // One function per fault type (FaultSpec::Type), each recording the
+  // fault and carrying it out.
+  void Pause(const FaultSpec& f);
+  void Crash(const FaultSpec& f);
+  void Restart(const std::string& name);
+  void Failover(const FaultSpec& f);
+  void Clock(const FaultSpec& f);
+  void Expire(const FaultSpec& f);
+  void Partition(const FaultSpec& f);
+  void HealAll();
+  void Degrade(const FaultSpec& f);  // delay, drop
+  // "A,B | redis0": the links of a partition, delay or drop.
+  static std::string LinksText(const FaultSpec& f);
+  // Calls each(a, b) for the processes of every link from f.from to f.to.
+  void ForLinks(const FaultSpec& f, const std::function<void(int, int)>& each) const;
   void Record(OpF f, const std::string& value, int subject_process = -1);
   int NodeOf(const std::string& name) const;  // physical node, -1 if a client
   void SignalProcess(int process, int signo);
