@@ -200,8 +200,8 @@ void RealWorld::OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
   delete p;
 }
 
-void RealWorld::Send(int client, int actor, int node, Command cmd,
-                     std::function<void(Reply)> done) {
+void RealWorld::Send(int client, int actor, int node, Command cmd, ReplySink* sink) {
+  std::function<void(Reply)> done = [sink](Reply r) { sink->Receive(std::move(r)); };
   if (!cmd.empty() && (IsSubscribe(cmd[0]))) {
     // hiredis keeps calling a SUBSCRIBE callback for every message, which
     // Env::Call's one-reply contract cannot serve; pub/sub needs its own API.

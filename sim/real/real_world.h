@@ -42,8 +42,7 @@ class RealWorld : public World, public AdapterHost {
   explicit RealWorld(const WorldOptions& options);
   ~RealWorld() override;
 
-  void Send(int client, int actor, int node, Command cmd,
-            std::function<void(Reply)> done) override;
+  void Send(int client, int actor, int node, Command cmd, ReplySink* sink) override;
   int NodeCount() const override { return static_cast<int>(groups_.size()); }
   void Abandon(int actor, int node) override;
 

@@ -10,7 +10,10 @@ namespace {
 // `reply` outlives the suspension. Every step is an event of the process's
 // incarnation: a paused process sends and reads nothing until it resumes,
 // and a crashed one never does.
-struct CallAwaiter {
+struct CallAwaiter final : ReplySink {
+  CallAwaiter(Runtime* rt, int p, int inc, int a, int n, Command c)
+      : runtime(rt), process(p), incarnation(inc), actor(a), node(n), cmd(std::move(c)) {}
+
   Runtime* runtime;
   int process;
   int incarnation;
@@ -18,57 +21,65 @@ struct CallAwaiter {
   int node;
   Command cmd;
   Reply reply;
+  std::coroutine_handle<> handle;
   bool timed_out = false;
+  // Only with a socket timeout: whether the reply or the timeout came
+  // first. Shared with the timeout's event, which may run after this
+  // awaiter is gone (the reply came first and the thread went on).
+  std::shared_ptr<bool> settled;
 
   bool await_ready() const noexcept { return false; }
   void await_suspend(std::coroutine_handle<> h) {
+    handle = h;
     // The command was just recorded; a fault triggered by that may have
     // paused or crashed the process before the bytes left it.
     if (runtime->Runnable(process)) {
-      Send(h);
+      Send();
     } else {
-      runtime->At(runtime->Now(), process, [this, h] { Send(h); }, incarnation);
+      runtime->At(runtime->Now(), process, [this] { Send(); }, incarnation);
     }
   }
   Reply await_resume() { return std::move(reply); }
 
-  void Send(std::coroutine_handle<> h) {
-    auto settled = std::make_shared<bool>(false);
-    Runtime* rt = runtime;
-    const int p = process;
-    const int inc = incarnation;
-    if (rt->call_timeout().count() > 0) {
-      rt->After(
-          rt->call_timeout(), p,
-          [this, h, settled] {
+  void Send() {
+    if (runtime->call_timeout().count() > 0) {
+      settled = std::make_shared<bool>(false);
+      runtime->After(
+          runtime->call_timeout(), process,
+          [this, settled = settled] {
             if (*settled) return;
             *settled = true;
             timed_out = true;
             runtime->Abandon(actor, node);
             reply = Reply::Error("ERR locksim: no reply within the socket timeout (" +
                                  FormatDuration(runtime->call_timeout()) + ")");
-            Deliver(h);
+            Deliver();
           },
-          inc);
+          incarnation);
     }
-    rt->Send(p, actor, node, std::move(cmd), [this, h, settled, rt, p, inc](Reply r) {
-      if (*settled || rt->Incarnation(p) != inc) return;  // abandoned, or the process died
-      *settled = true;
-      reply = std::move(r);
-      Deliver(h);
-    });
+    runtime->Send(process, actor, node, std::move(cmd), this);
+  }
+
+  void Receive(Reply r) override {
+    // Abandoned (the timeout came first), or the process died and came
+    // back while the command was in flight.
+    if (settled && *settled) return;
+    if (runtime->Incarnation(process) != incarnation) return;
+    if (settled) *settled = true;
+    reply = std::move(r);
+    Deliver();
   }
 
   // Records the reply (or the timeout: an unknown outcome) and resumes the
   // thread, unless a fault that the record triggered stopped the process.
-  void Deliver(std::coroutine_handle<> h) {
+  void Deliver() {
     // The history keeps a copy; the reply itself moves on to the thread.
     runtime->history().AddReply(runtime->Now(), actor, timed_out ? OpType::kInfo : OpType::kOk,
                                 node, reply);
     if (runtime->Runnable(process)) {
-      h.resume();
+      handle.resume();
     } else {
-      runtime->At(runtime->Now(), process, [h] { h.resume(); }, incarnation);
+      runtime->Resume(runtime->Now(), process, handle, incarnation);
     }
   }
 };
@@ -81,7 +92,7 @@ struct SleepAwaiter {
 
   bool await_ready() const noexcept { return false; }
   void await_suspend(std::coroutine_handle<> h) {
-    runtime->After(d, process, [h] { h.resume(); }, incarnation);
+    runtime->Resume(runtime->Now() + d, process, h, incarnation);
   }
   void await_resume() const noexcept {}
 };
@@ -106,7 +117,7 @@ struct WaitAwaiter {
     waiter->wake = [rt, p, inc, h, result](bool by_notify) {
       if (rt->Incarnation(p) != inc) return;  // the process died meanwhile
       *result = by_notify;
-      rt->At(rt->Now(), p, [h] { h.resume(); }, inc);
+      rt->Resume(rt->Now(), p, h, inc);
     };
     signal->Add(waiter);
     rt->After(
@@ -134,7 +145,7 @@ Task<Reply> ProcessEnv::Call(int node, Command cmd) {
   ++*commands_sent_;
   // A named awaiter, not a temporary: g++ 12 destroys the members of a
   // prvalue awaiter in a co_await expression twice (GCC PR 100611 family).
-  CallAwaiter awaiter{runtime_, process_, incarnation_, actor_, node, std::move(cmd), {}};
+  CallAwaiter awaiter(runtime_, process_, incarnation_, actor_, node, std::move(cmd));
   co_return co_await awaiter;
 }
 

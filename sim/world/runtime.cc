@@ -45,6 +45,7 @@ int Runtime::AddThread(int process, std::string name) {
 
 namespace {
 Nanos Drift(Nanos elapsed, int64_t ppm) {
+  if (ppm == 0) return Nanos{0};  // the usual clock: no 128-bit division
   return Nanos(static_cast<int64_t>(static_cast<__int128>(elapsed.count()) * ppm / 1000000));
 }
 }  // namespace
@@ -62,37 +63,61 @@ void Runtime::SetClock(int process, ProcessClock clock) {
   p.clock_set_at = now_;
 }
 
-void Runtime::At(Nanos at, int process, Callback fn, int incarnation) {
+void Runtime::CheckNotPast(Nanos at) const {
   if (at < now_) {
     InvariantBroken("event scheduled in the past (at " + FormatDuration(at) +
                     ", now " + FormatDuration(now_) + ")");
   }
-  Push(at, at, next_seq_++, process,
-       incarnation < 0 ? processes_[process].incarnation : incarnation, std::move(fn));
+}
+
+void Runtime::At(Nanos at, int process, Callback fn, int incarnation) {
+  CheckNotPast(at);
+  Body body;
+  body.fn = std::move(fn);
+  Push(at, at, process, incarnation, std::move(body));
+}
+
+void Runtime::Resume(Nanos at, int process, std::coroutine_handle<> h, int incarnation) {
+  CheckNotPast(at);
+  Body body;
+  body.kind = Kind::kResume;
+  body.handle = h;
+  Push(at, at, process, incarnation, std::move(body));
+}
+
+void Runtime::AtWorldEvent(Nanos at, int process, uint32_t tag, int incarnation) {
+  CheckNotPast(at);
+  Body body;
+  body.kind = Kind::kWorld;
+  body.tag = tag;
+  Push(at, at, process, incarnation, std::move(body));
 }
 
 void Runtime::AtFirst(Nanos at, int process, Callback fn) {
-  if (at < now_) InvariantBroken("event scheduled in the past");
-  Push(at, Nanos::min(), next_seq_++, process, processes_[process].incarnation, std::move(fn));
+  CheckNotPast(at);
+  Body body;
+  body.fn = std::move(fn);
+  Push(at, Nanos::min(), process, -1, std::move(body));
 }
 
-void Runtime::Push(Nanos at, Nanos due, uint64_t seq, int process, int incarnation,
-                   Callback fn) {
+void Runtime::Push(Nanos at, Nanos due, int process, int incarnation, Body body) {
+  body.process = process;
+  body.incarnation = incarnation < 0 ? processes_[process].incarnation : incarnation;
   if (free_.empty()) {
     free_.push_back(static_cast<uint32_t>(bodies_.size()));
     bodies_.emplace_back();
   }
-  const uint32_t body = free_.back();
+  const uint32_t slot = free_.back();
   free_.pop_back();
-  bodies_[body] = Body{process, incarnation, std::move(fn)};
-  PushKey(Key{at, due, seq, body});
+  bodies_[slot] = std::move(body);
+  PushKey(Key{at, due, next_seq_++, slot});
 }
 
-Runtime::Callback Runtime::TakeCallback(uint32_t body) {
-  Callback fn = std::move(bodies_[body].fn);
-  bodies_[body].fn = nullptr;
-  free_.push_back(body);
-  return fn;
+Runtime::Body Runtime::Take(uint32_t slot) {
+  Body body = std::move(bodies_[slot]);
+  bodies_[slot].fn = nullptr;
+  free_.push_back(slot);
+  return body;
 }
 
 void Runtime::PushKey(Key key) {
@@ -150,7 +175,8 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
       const Body& b = bodies_[k.body];
       const Process& owner = processes_[b.process];
       if (owner.crashed || owner.incarnation != b.incarnation) {  // died with it
-        TakeCallback(k.body);  // destroyed here, after its slot is free
+        Body dead = Take(k.body);  // destroyed here, after its slot is free
+        if (dead.kind == Kind::kWorld) DropWorldEvent(dead.tag);
         continue;
       }
       if (owner.paused_until > now_) {
@@ -170,7 +196,12 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
       }
       // Out of its slot first: it may schedule events, which may reuse the
       // slot or grow bodies_.
-      TakeCallback(k.body)();
+      Body event = Take(k.body);
+      switch (event.kind) {
+        case Kind::kCallback: event.fn(); break;
+        case Kind::kResume: event.handle.resume(); break;
+        case Kind::kWorld: OnWorldEvent(event.tag); break;
+      }
     }
   }
   // A task that threw is a bug in locksim, not a verdict: surface it.

@@ -17,6 +17,7 @@
 #ifndef LOCKSIM_SIM_WORLD_RUNTIME_H_
 #define LOCKSIM_SIM_WORLD_RUNTIME_H_
 
+#include <coroutine>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -37,6 +38,17 @@ namespace locksim {
 struct ProcessClock {
   Nanos offset{0};
   int64_t drift_ppm = 0;
+};
+
+// Where a command's reply goes: the awaiting call (sim/world/process_env.cc).
+// Receive runs as an event of the client process, once, unless the world
+// drops the reply (the connection was abandoned, the client died).
+class ReplySink {
+ public:
+  virtual void Receive(Reply reply) = 0;
+
+ protected:
+  ~ReplySink() = default;
 };
 
 class Runtime {
@@ -76,6 +88,9 @@ class Runtime {
   void After(Nanos delay, int process, Callback fn, int incarnation = -1) {
     At(now_ + delay, process, std::move(fn), incarnation);
   }
+  // As At, with the most common event: resuming a coroutine (a sleep
+  // ending, a reply read). No callback to build.
+  void Resume(Nanos at, int process, std::coroutine_handle<> h, int incarnation = -1);
 
   // The process runs nothing until true time `until`.
   void Pause(int process, Nanos until);
@@ -122,10 +137,10 @@ class Runtime {
   // Transport, implemented by each world: deliver `cmd` from thread
   // `actor` of process `client` to Redis node `node` over that thread's own
   // connection (as a Jedis pool gives each thread its own; WATCH and MULTI
-  // state lives on it), and call `done` (as an event of `client`) with the
-  // reply.
-  virtual void Send(int client, int actor, int node, Command cmd,
-                    std::function<void(Reply)> done) = 0;
+  // state lives on it), and hand the reply to `sink` (as an event of
+  // `client`). `sink` must live until then, or until the client's
+  // incarnation ends.
+  virtual void Send(int client, int actor, int node, Command cmd, ReplySink* sink) = 0;
   virtual int NodeCount() const = 0;
 
   History& history() { return history_; }
@@ -150,6 +165,13 @@ class Runtime {
   virtual void AdvanceTo(Nanos t) = 0;
   // The unix time true time 0 maps to (a real world restarting its clock).
   void SetUnixStart(Nanos unix_start) { unix_start_ = unix_start; }
+  // A world's own event, such as a message arriving: at `at`, as an event
+  // of `process`, OnWorldEvent(tag) runs; if the event dies with its
+  // process (a crash), DropWorldEvent(tag) instead. The world keeps what
+  // `tag` stands for, so an event is a few plain words, not a callback.
+  void AtWorldEvent(Nanos at, int process, uint32_t tag, int incarnation = -1);
+  virtual void OnWorldEvent(uint32_t tag) { (void)tag; }
+  virtual void DropWorldEvent(uint32_t tag) { (void)tag; }
 
   Nanos now_{0};
 
@@ -159,17 +181,24 @@ class Runtime {
   // `due`, so it keeps its place before anything that was due later.
   // The heap holds only these small keys; what an event does lives in
   // `bodies_`, so sifting the heap moves 32 bytes, never a std::function
-  // (moving the callbacks was a fifth of a virtual run, callgrind).
+  // (moving the callbacks was a fifth of a virtual run, callgrind). An
+  // event is a tagged value: a coroutine to resume, a world event, or (for
+  // the rarer kinds: faults, cron, timeouts) a callback; only the last
+  // costs an allocation.
   struct Key {
     Nanos at;
     Nanos due;
     uint64_t seq;
     uint32_t body;  // index into bodies_
   };
+  enum class Kind : uint8_t { kCallback, kResume, kWorld };
   struct Body {
-    int process;
-    int incarnation;
-    Callback fn;
+    int process = 0;
+    int incarnation = 0;
+    Kind kind = Kind::kCallback;
+    uint32_t tag = 0;                 // kWorld
+    std::coroutine_handle<> handle;   // kResume
+    Callback fn;                      // kCallback
   };
   struct Later {
     bool operator()(const Key& a, const Key& b) const {
@@ -178,12 +207,13 @@ class Runtime {
       return a.seq > b.seq;
     }
   };
-  void Push(Nanos at, Nanos due, uint64_t seq, int process, int incarnation, Callback fn);
+  void Push(Nanos at, Nanos due, int process, int incarnation, Body body);
+  void CheckNotPast(Nanos at) const;
   void AddProcessRecord(std::string name, int actor);
   void PushKey(Key key);
   Key PopKey();
-  // Moves an event's callback out of its slot and frees the slot.
-  Callback TakeCallback(uint32_t body);
+  // Moves an event out of its slot and frees the slot.
+  Body Take(uint32_t body);
   bool AllTasksDone() const;
 
   History history_;

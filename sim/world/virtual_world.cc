@@ -3,6 +3,11 @@
 #include <algorithm>
 
 namespace locksim {
+namespace {
+uint64_t LinkKey(int from, int to) {
+  return static_cast<uint64_t>(static_cast<uint32_t>(from)) << 32 | static_cast<uint32_t>(to);
+}
+}  // namespace
 
 VirtualWorld::VirtualWorld(const WorldOptions& options)
     : World(options.seed, kVirtualEpoch), options_(options) {
@@ -41,7 +46,7 @@ int VirtualWorld::PhysicalOf(int process) const {
 Nanos VirtualWorld::Arrival(int from, int to) {
   Nanos latency(
       network_random().Between(options_.latency_min.count(), options_.latency_max.count()));
-  auto it = links_.find({from, to});
+  auto it = links_.empty() ? links_.end() : links_.find({from, to});
   if (it != links_.end()) {
     latency += it->second.extra;
     // A lost segment is resent after the retransmission timeout (200 ms on
@@ -54,18 +59,18 @@ Nanos VirtualWorld::Arrival(int from, int to) {
       rto *= 2;
     }
   }
-  Nanos& last = link_last_[{from, to}];
+  Nanos& last = link_last_[LinkKey(from, to)];
   last = std::max(last, now_ + latency);
   return last;
 }
 
-void VirtualWorld::Transmit(int from, int to, Callback deliver) {
-  auto it = links_.find({from, to});
+void VirtualWorld::Transmit(int from, int to, uint32_t id) {
+  auto it = links_.empty() ? links_.end() : links_.find({from, to});
   if (it != links_.end() && it->second.partitioned) {
-    it->second.held.push_back(std::move(deliver));
+    it->second.held.push_back(Held{nullptr, id});
     return;
   }
-  At(Arrival(from, to), to, std::move(deliver));
+  AtWorldEvent(Arrival(from, to), to, id);
 }
 
 void VirtualWorld::SetPartitioned(int a, int b, bool partitioned) {
@@ -78,9 +83,16 @@ void VirtualWorld::SetPartitioned(int a, int b, bool partitioned) {
 
 void VirtualWorld::Heal(std::pair<int, int> key, Link& link) {
   link.partitioned = false;
-  std::vector<Callback> held = std::move(link.held);
+  std::vector<Held> held = std::move(link.held);
   link.held.clear();
-  for (Callback& deliver : held) At(Arrival(key.first, key.second), key.second, std::move(deliver));
+  for (Held& h : held) {
+    const Nanos at = Arrival(key.first, key.second);
+    if (h.deliver) {
+      At(at, key.second, std::move(h.deliver));
+    } else {
+      AtWorldEvent(at, key.second, h.message);
+    }
+  }
 }
 
 void VirtualWorld::SetExtraLatency(int a, int b, Nanos extra) {
@@ -101,13 +113,27 @@ void VirtualWorld::HealAll() {
   }
 }
 
+int& VirtualWorld::GenerationOf(int actor, int group) {
+  if (generations_.size() <= static_cast<size_t>(actor)) generations_.resize(actor + 1);
+  std::vector<int>& of = generations_[static_cast<size_t>(actor)];
+  if (of.size() <= static_cast<size_t>(group)) of.resize(group + 1, 0);
+  return of[static_cast<size_t>(group)];
+}
+
+VirtualWorld::Conn& VirtualWorld::ConnOf(int actor, int physical) {
+  if (conns_.size() <= static_cast<size_t>(actor)) conns_.resize(actor + 1);
+  std::vector<Conn>& of = conns_[static_cast<size_t>(actor)];
+  if (of.size() <= static_cast<size_t>(physical)) of.resize(physical + 1);
+  return of[static_cast<size_t>(physical)];
+}
+
 void VirtualWorld::Abandon(int actor, int node) {
-  ++generation_[{actor, node}];
+  ++GenerationOf(actor, node);
   for (int physical : groups_[node].members) {
-    auto it = conns_.find({actor, physical});
-    if (it == conns_.end()) continue;
-    if (it->second.first == nodes_[physical].epoch) nodes_[physical].redis->Disconnect(it->second.second);
-    conns_.erase(it);
+    Conn& c = ConnOf(actor, physical);
+    if (!c.open) continue;
+    if (c.epoch == nodes_[physical].epoch) nodes_[physical].redis->Disconnect(c.id);
+    c.open = false;
   }
 }
 
@@ -192,48 +218,89 @@ void VirtualWorld::ExpireKey(int physical, const std::string& key, std::optional
 
 VirtualRedis::ConnId VirtualWorld::ConnectionOf(int actor, int physical) {
   Node& n = nodes_[physical];
-  auto it = conns_.find({actor, physical});
-  if (it == conns_.end() || it->second.first != n.epoch) {
-    const VirtualRedis::ConnId id = n.redis->Connect();
-    conns_[{actor, physical}] = {n.epoch, id};
-    return id;
-  }
-  return it->second.second;
+  Conn& c = ConnOf(actor, physical);
+  if (!c.open || c.epoch != n.epoch) c = Conn{true, n.epoch, n.redis->Connect()};
+  return c.id;
 }
 
-void VirtualWorld::Send(int client, int actor, int node, Command cmd,
-                        std::function<void(Reply)> done) {
-  const int physical = groups_[node].master;
-  const int server = nodes_[physical].process;
-  const int generation = generation_[{actor, node}];
-  Transmit(client, server, [this, client, actor, node, physical, server, generation,
-                            cmd = std::move(cmd), done = std::move(done)] {
-    // The client closed this connection (a timeout) before the command
-    // arrived: it never runs.
-    if (generation_[{actor, node}] != generation) return;
-    Reply reply;
-    Node& n = nodes_[physical];
-    if (!n.up) {
-      reply = Reply::Error("ERR locksim: connection refused by " + ProcessName(server) +
+uint32_t VirtualWorld::NewMessage() {
+  if (free_messages_.empty()) {
+    free_messages_.push_back(static_cast<uint32_t>(messages_.size()));
+    messages_.emplace_back();
+  }
+  const uint32_t id = free_messages_.back();
+  free_messages_.pop_back();
+  return id;
+}
+
+void VirtualWorld::FreeMessage(uint32_t id) {
+  Message& m = messages_[id];
+  m.cmd.clear();
+  m.reply = Reply();
+  m.sink = nullptr;
+  free_messages_.push_back(id);
+}
+
+void VirtualWorld::Send(int client, int actor, int node, Command cmd, ReplySink* sink) {
+  const uint32_t id = NewMessage();
+  Message& m = messages_[id];
+  m.client = client;
+  m.actor = actor;
+  m.node = node;
+  m.physical = groups_[node].master;
+  m.generation = GenerationOf(actor, node);
+  m.replying = false;
+  m.cmd = std::move(cmd);
+  m.sink = sink;
+  Transmit(client, nodes_[m.physical].process, id);
+}
+
+void VirtualWorld::OnWorldEvent(uint32_t id) {
+  if (messages_[id].replying) {
+    DeliverReply(id);
+  } else {
+    ServeRequest(id);
+  }
+}
+
+void VirtualWorld::ServeRequest(uint32_t id) {
+  Message& m = messages_[id];
+  // The client closed this connection (a timeout) before the command
+  // arrived: it never runs.
+  if (GenerationOf(m.actor, m.node) != m.generation) return FreeMessage(id);
+  const int physical = m.physical;
+  Node& n = nodes_[physical];
+  if (!n.up) {
+    m.reply = Reply::Error("ERR locksim: connection refused by " + ProcessName(n.process) +
                            " (node down)");
-    } else {
-      Observe(physical);  // what time alone changed (a clock that jumped)
-      reply = n.redis->Execute(ConnectionOf(actor, physical), cmd, NodeMillis(physical));
-      Observe(physical, actor);
-      Replicate(physical);
-      ScheduleCron(physical);
-      // TODO(issue 4): deliver pub/sub pushes to subscribed clients.
-      if (n.redis->HasPushes()) {
-        for (auto& [key, conn] : conns_) {
-          if (key.second == physical && conn.first == n.epoch) n.redis->TakePushes(conn.second);
+  } else {
+    Observe(physical);  // what time alone changed (a clock that jumped)
+    m.reply = n.redis->Execute(ConnectionOf(m.actor, physical), m.cmd, NodeMillis(physical));
+    Observe(physical, m.actor);
+    Replicate(physical);
+    ScheduleCron(physical);
+    // TODO(issue 4): deliver pub/sub pushes to subscribed clients.
+    if (n.redis->HasPushes()) {
+      for (std::vector<Conn>& of : conns_) {
+        if (of.size() > static_cast<size_t>(physical) && of[physical].open &&
+            of[physical].epoch == n.epoch) {
+          n.redis->TakePushes(of[physical].id);
         }
       }
     }
-    Transmit(server, client, [this, actor, node, generation, done, reply = std::move(reply)] {
-      if (generation_[{actor, node}] != generation) return;
-      done(reply);
-    });
-  });
+  }
+  m.replying = true;
+  m.cmd.clear();
+  Transmit(n.process, m.client, id);
+}
+
+void VirtualWorld::DeliverReply(uint32_t id) {
+  Message& m = messages_[id];
+  ReplySink* sink = m.sink;
+  if (GenerationOf(m.actor, m.node) != m.generation) return FreeMessage(id);
+  Reply reply = std::move(m.reply);
+  FreeMessage(id);  // before Receive, which may send the next command
+  sink->Receive(std::move(reply));
 }
 
 void VirtualWorld::Replicate(int physical) {
@@ -244,7 +311,7 @@ void VirtualWorld::Replicate(int physical) {
     Node& replica = nodes_[member];
     if (replica.replica_of != physical) continue;
     // The replication link is a TCP stream: FIFO, after the lag.
-    Nanos& last = link_last_[{master.process, replica.process}];
+    Nanos& last = link_last_[LinkKey(master.process, replica.process)];
     last = std::max(last, now_ + options_.replication_lag);
     const int epoch = replica.epoch;
     const int master_epoch = master.epoch;
@@ -262,7 +329,7 @@ void VirtualWorld::Replicate(int physical) {
     };
     auto cut = links_.find({master.process, replica.process});
     if (cut != links_.end() && cut->second.partitioned) {
-      cut->second.held.push_back(std::move(deliver));  // PSYNC catches up after the heal
+      cut->second.held.push_back(Held{std::move(deliver), 0});  // PSYNC catches up after the heal
     } else {
       At(last, replica.process, std::move(deliver));
     }
@@ -293,8 +360,8 @@ void VirtualWorld::CrashNode(int physical, bool power_loss) {
   n.up = false;
   ++n.epoch;
   // Its connections are gone: a client's next command opens a new one.
-  for (auto it = conns_.begin(); it != conns_.end();) {
-    it = it->first.second == physical ? conns_.erase(it) : std::next(it);
+  for (std::vector<Conn>& of : conns_) {
+    if (of.size() > static_cast<size_t>(physical)) of[static_cast<size_t>(physical)].open = false;
   }
 }
 

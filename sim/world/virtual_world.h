@@ -13,8 +13,10 @@
 #ifndef LOCKSIM_SIM_WORLD_VIRTUAL_WORLD_H_
 #define LOCKSIM_SIM_WORLD_VIRTUAL_WORLD_H_
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -30,8 +32,7 @@ class VirtualWorld : public World {
   // Reads every field of WorldOptions but the real backend's binaries.
   explicit VirtualWorld(const WorldOptions& options);
 
-  void Send(int client, int actor, int node, Command cmd,
-            std::function<void(Reply)> done) override;
+  void Send(int client, int actor, int node, Command cmd, ReplySink* sink) override;
   int NodeCount() const override { return static_cast<int>(groups_.size()); }
   void Abandon(int actor, int node) override;
 
@@ -69,6 +70,8 @@ class VirtualWorld : public World {
 
  protected:
   void AdvanceTo(Nanos t) override { now_ = t; }
+  void OnWorldEvent(uint32_t tag) override;
+  void DropWorldEvent(uint32_t tag) override { FreeMessage(tag); }
 
  private:
   struct Node {
@@ -85,17 +88,51 @@ class VirtualWorld : public World {
     int master;
     std::vector<int> members;
   };
+  // A command on its way to a node, then its reply on the way back: plain
+  // data in a pool, so that a message costs no allocation of its own. Its
+  // index is the tag of the world event that delivers it.
+  struct Message {
+    int client = 0;
+    int actor = 0;
+    int node = 0;      // the group addressed
+    int physical = 0;  // the master it was sent to
+    int generation = 0;  // of the client's connection when it was sent
+    bool replying = false;
+    Command cmd;
+    Reply reply;
+    ReplySink* sink = nullptr;
+  };
+  uint32_t NewMessage();
+  void FreeMessage(uint32_t id);
+  // A request reaching its node; a reply reaching its client.
+  void ServeRequest(uint32_t id);
+  void DeliverReply(uint32_t id);
   // When a message sent now from process `from` to process `to` arrives.
   Nanos Arrival(int from, int to);
-  // Sends a message from process `from` to process `to`: `deliver` runs as
-  // an event of `to` when it arrives, or later if the link is cut.
-  void Transmit(int from, int to, Callback deliver);
+  // Sends message `id` from process `from` to process `to`: delivered as an
+  // event of `to` when it arrives, or later if the link is cut.
+  void Transmit(int from, int to, uint32_t id);
+  // What a cut link holds until it heals: a message, or (replication) a
+  // callback.
+  struct Held {
+    Callback deliver;
+    uint32_t message = 0;
+  };
   struct Link {
     bool partitioned = false;
     Nanos extra{0};
     int64_t loss_percent = 0;
-    std::vector<Callback> held;  // sent while partitioned
+    std::vector<Held> held;  // sent while partitioned
   };
+  // The connection generation of (client thread, group), and the node
+  // connection of (client thread, physical node), grown on first use.
+  int& GenerationOf(int actor, int group);
+  struct Conn {
+    bool open = false;
+    int epoch = 0;  // the node's epoch when it was opened
+    VirtualRedis::ConnId id = 0;
+  };
+  Conn& ConnOf(int actor, int physical);
   void Heal(std::pair<int, int> key, Link& link);
   int64_t NodeMillis(int physical) const;
   VirtualRedis::ConnId ConnectionOf(int actor, int physical);
@@ -111,11 +148,15 @@ class VirtualWorld : public World {
   WorldOptions options_;
   std::vector<Node> nodes_;
   std::vector<Group> groups_;
-  std::map<std::pair<int, int>, Nanos> link_last_;  // FIFO per link
+  // FIFO per link: when the last message sent on (from, to) arrives. Keyed
+  // (from << 32 | to); looked up for every message.
+  std::unordered_map<uint64_t, Nanos> link_last_;
   std::map<std::pair<int, int>, Link> links_;       // faults per (from, to)
-  // (client thread, group) -> connection generation: bumped when the
-  // client abandons the connection, which drops what is in flight on it.
-  std::map<std::pair<int, int>, int> generation_;
+  std::vector<Message> messages_;
+  std::vector<uint32_t> free_messages_;
+  // By client thread, then group: the connection generation, bumped when
+  // the client abandons the connection, which drops what is in flight on it.
+  std::vector<std::vector<int>> generations_;
   std::vector<std::string> watched_;
   // What Observe last saw of a watched key on a node (`looked`: it has
   // looked at least once).
@@ -128,8 +169,8 @@ class VirtualWorld : public World {
                           int64_t now_ms);
   // By physical node, then by index in watched_.
   std::vector<std::vector<Observed>> observed_;
-  // (client thread, physical node) -> (node epoch, connection)
-  std::map<std::pair<int, int>, std::pair<int, VirtualRedis::ConnId>> conns_;
+  // By client thread, then physical node.
+  std::vector<std::vector<Conn>> conns_;
 };
 
 }  // namespace locksim
