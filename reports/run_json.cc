@@ -99,6 +99,17 @@ std::string DescribeViolation(const RunResult& r, const Violation& v) {
            v.resource + " on " + h.name(state.actor) + " at " + FormatDuration(state.time) +
            " while " + h.name(v.holder) + " held the lock";
   }
+  if (v.folded) {
+    // "and 39992 more sections overlapped A's hold (B 13331, C 13330, ...)"
+    std::string with;
+    for (const auto& [thread, count] : v.folded->by_thread) {
+      with += (with.empty() ? "" : ", ") + h.name(thread) + " " + std::to_string(count);
+    }
+    return std::to_string(v.folded->sections) + " more section(s) overlapped " +
+           h.name(v.first.process) + "'s hold of " + v.resource + " from " +
+           FormatDuration(v.overlap_start) + " to " + FormatDuration(v.overlap_end) + " (" +
+           with + "), past the " + std::to_string(kListedOverlaps) + " listed";
+  }
   return h.name(v.first.process) + " and " + h.name(v.second.process) +
          " both held " + v.resource + " from " + FormatDuration(v.overlap_start) +
          " to " + FormatDuration(v.overlap_end) + " (" +
@@ -157,6 +168,11 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
     } else {
       vj["first"] = SectionToJson(h, v.first);
       vj["second"] = SectionToJson(h, v.second);
+      if (v.folded) {
+        ojson with = ojson::object();
+        for (const auto& [thread, count] : v.folded->by_thread) with[h.name(thread)] = count;
+        vj["folded"] = {{"sections", v.folded->sections}, {"with", with}};
+      }
     }
     ojson faults = ojson::array();
     ojson events = ojson::array();

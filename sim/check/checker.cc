@@ -1,6 +1,7 @@
 #include "sim/check/checker.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -262,6 +263,22 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
 
 }  // namespace
 
+namespace {
+// Adds section `s`'s overlap of v.first to v's folded overlaps.
+void Fold(const CriticalSection& s, Violation* v) {
+  FoldedOverlaps& f = *v->folded;
+  ++f.sections;
+  v->overlap_end = std::max(v->overlap_end, std::min(v->first.end, s.end));
+  for (auto& [thread, count] : f.by_thread) {
+    if (thread == s.process) {
+      ++count;
+      return;
+    }
+  }
+  f.by_thread.emplace_back(s.process, 1);
+}
+}  // namespace
+
 CheckResult CheckMutualExclusion(const History& history, Nanos end) {
   CheckResult result;
   result.sections = Sections(history, end);
@@ -274,6 +291,10 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end) {
     return a.enter_index < b.enter_index;  // history order is true-time order
   });
   std::optional<Explainer> explainer;
+  // Per section: how many later sections overlapped it, and where its
+  // folded violation is (past kListedOverlaps).
+  std::vector<int64_t> overlapped(result.sections.size(), 0);
+  std::vector<size_t> folded_at(result.sections.size(), SIZE_MAX);
   // Sweep per resource: `active` holds sections that have not ended yet.
   std::vector<size_t> active;
   const std::string* resource = nullptr;
@@ -291,6 +312,11 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end) {
     for (size_t a : active) {
       const CriticalSection& first = result.sections[a];
       if (first.process == s.process) continue;  // a client cannot overlap itself
+      if (++overlapped[a] > kListedOverlaps && folded_at[a] != SIZE_MAX) {
+        Fold(s, &result.violations[folded_at[a]]);
+        continue;
+      }
+      if (overlapped[a] > kListedOverlaps) folded_at[a] = result.violations.size();
       Violation v;
       v.resource = s.resource;
       v.first = first;
@@ -298,6 +324,10 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end) {
       v.overlap_start = s.start;
       v.overlap_end = std::min(first.end, s.end);
       v.events = Explain(history, first, s, &explainer);
+      if (folded_at[a] == result.violations.size()) {
+        v.folded.emplace();
+        Fold(s, &v);
+      }
       result.violations.push_back(std::move(v));
     }
     active.push_back(idx);

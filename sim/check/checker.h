@@ -4,12 +4,19 @@
 // Ties at the same instant are broken by history order (the history is
 // recorded in true-time order in both worlds), so B entering in the same
 // nanosecond as A, but before A's exit was recorded, is an overlap.
-// O(n log n + v) to find the v violations (sort, then sweep).
+// O(n log n + v) to find the v violations (sort, then sweep), and v is
+// bounded: a section overlapped by more than kListedOverlaps later ones (a
+// holder that never leaves, which every later section overlaps) has its
+// first kListedOverlaps overlaps listed and the rest folded into one more
+// violation that counts them, so that n sections cost n log n, not n
+// explanations of O(n) each.
 #ifndef LOCKSIM_SIM_CHECK_CHECKER_H_
 #define LOCKSIM_SIM_CHECK_CHECKER_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/history.h"
@@ -36,6 +43,17 @@ struct CriticalSection {
 //                     GETSET over the winner's timestamp): `second` is the
 //                     writer's side, `first` the holder's, and
 //                     `state_index` the node's state op that shows it.
+// How many overlaps of one section are listed one by one.
+inline constexpr int64_t kListedOverlaps = 8;
+
+// The overlaps of one section past the listed ones: how many, and with
+// which threads (each thread once, with its count, in order of first
+// overlap).
+struct FoldedOverlaps {
+  int64_t sections = 0;
+  std::vector<std::pair<int, int64_t>> by_thread;
+};
+
 struct Violation {
   ViolationKind kind = ViolationKind::kMutualExclusion;
   std::string resource;
@@ -54,6 +72,10 @@ struct Violation {
   int64_t state_index = -1;  // foreign-write: the node state op
   int writer = -1;           // foreign-write: the thread whose command did it
   int holder = -1;           // foreign-write: the thread that held the lock
+  // mutual-exclusion past kListedOverlaps of `first`: `second` is the first
+  // folded section, [overlap_start, overlap_end] spans every folded
+  // overlap, and `folded` counts them (and names them, by thread).
+  std::optional<FoldedOverlaps> folded;
 };
 
 struct CheckResult {

@@ -13,8 +13,14 @@ std::vector<std::string> RunResult::OverlapPairs() const {
   std::vector<std::string> pairs;
   for (const Violation& v : check.violations) {
     if (v.kind != ViolationKind::kMutualExclusion) continue;
-    std::string pair = history.name(v.first.process) + "/" + history.name(v.second.process);
-    if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(pair);
+    auto add = [&](int second) {
+      std::string pair = history.name(v.first.process) + "/" + history.name(second);
+      if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(pair);
+    };
+    add(v.second.process);
+    if (v.folded) {
+      for (const auto& [thread, count] : v.folded->by_thread) add(thread);
+    }
   }
   return pairs;
 }

@@ -244,8 +244,9 @@ TEST_F(EventsTest, AForeignWriteIsToldFromTheHoldersAcquisitionToTheWrite) {
 }
 
 TEST(CheckerTest, AHolderThatNeverLeavesOverlapsEveryLaterSection) {
-  // Each later section's story still starts at the open holder's
-  // acquisition and lists every acquisition since.
+  // 500 later sections overlap the open holder: 8 listed, 492 folded into
+  // one more violation, whose story starts at the open holder's
+  // acquisition and lists every acquisition up to the first folded entry.
   History h;
   const int a = h.AddActor("A"), b = h.AddActor("B");
   h.AddStep(seconds(0), a, OpType::kOk, OpF::kAcquire, "lock");
@@ -256,13 +257,61 @@ TEST(CheckerTest, AHolderThatNeverLeavesOverlapsEveryLaterSection) {
     h.AddStep(seconds(i), b, OpType::kOk, OpF::kCs, "lock");
   }
   const CheckResult r = CheckMutualExclusion(h, seconds(1000));
-  ASSERT_EQ(r.violations.size(), 500u);
+  ASSERT_EQ(r.violations.size(), static_cast<size_t>(kListedOverlaps + 1));
   const Violation& last = r.violations.back();
-  // A's acquisition and entry, B's 500 acquisitions, its 499 finished
-  // sections (entry and exit) and the last entry.
-  ASSERT_EQ(last.events.size(), 2u + 500u + 2u * 499u + 1u);
+  ASSERT_TRUE(last.folded);
+  EXPECT_EQ(last.folded->sections, 500 - kListedOverlaps);
+  EXPECT_EQ(last.overlap_start, seconds(kListedOverlaps + 1));
+  EXPECT_EQ(last.overlap_end, seconds(500));
+  // A's acquisition and entry, B's 9 acquisitions, its 8 finished sections
+  // (entry and exit) and the 9th entry (op 2 + 3 * 8 + 1).
+  ASSERT_EQ(last.events.size(), 2u + 9u + 2u * 8u + 1u);
   EXPECT_EQ(last.events.front(), 0);
-  EXPECT_EQ(last.events.back(), static_cast<int64_t>(h.size()) - 2);
+  EXPECT_EQ(last.events.back(), 27);
+}
+
+}  // namespace
+}  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// A holder that never leaves (it crashed holding the lock) is overlapped
+// by every later section: the first kListedOverlaps overlaps are listed one
+// by one, the rest are one folded violation that counts them by thread.
+TEST(CheckerTest, AHolderThatNeverLeavesFoldsTheOverlapsPastTheListedOnes) {
+  std::vector<Section> sections = {{1, 0, -1}};
+  // B and C take turns, 20 sections of 1 s from t = 1 s.
+  for (int i = 0; i < 20; ++i) sections.push_back({2 + i % 2, 1 + 2 * i, 2 + 2 * i});
+  History h = Build(4, sections);
+  CheckResult r = CheckMutualExclusion(h, seconds(100));
+  ASSERT_EQ(r.violations.size(), static_cast<size_t>(kListedOverlaps + 1));
+  for (int64_t i = 0; i < kListedOverlaps; ++i) {
+    const Violation& v = r.violations[static_cast<size_t>(i)];
+    EXPECT_FALSE(v.folded);
+    EXPECT_EQ(v.first.process, 1);
+    EXPECT_EQ(v.overlap_start, seconds(1 + 2 * i));
+  }
+  const Violation& folded = r.violations.back();
+  ASSERT_TRUE(folded.folded);
+  EXPECT_EQ(folded.first.process, 1);
+  EXPECT_EQ(folded.second.process, 2);  // the 9th section: B's (i = 8)
+  EXPECT_EQ(folded.overlap_start, seconds(17));
+  EXPECT_EQ(folded.overlap_end, seconds(40));  // the last section's end
+  EXPECT_EQ(folded.folded->sections, 12);
+  ASSERT_EQ(folded.folded->by_thread.size(), 2u);
+  EXPECT_EQ(folded.folded->by_thread[0], std::make_pair(2, int64_t{6}));
+  EXPECT_EQ(folded.folded->by_thread[1], std::make_pair(3, int64_t{6}));
+}
+
+// Up to kListedOverlaps overlaps of one section are all listed: what every
+// bundled scenario has (at most 3).
+TEST(CheckerTest, OverlapsUpToTheListedNumberAreNotFolded) {
+  std::vector<Section> sections = {{1, 0, -1}};
+  for (int i = 0; i < kListedOverlaps; ++i) sections.push_back({2, 1 + 2 * i, 2 + 2 * i});
+  CheckResult r = CheckMutualExclusion(Build(3, sections), seconds(100));
+  ASSERT_EQ(r.violations.size(), static_cast<size_t>(kListedOverlaps));
+  for (const Violation& v : r.violations) EXPECT_FALSE(v.folded);
 }
 
 }  // namespace
