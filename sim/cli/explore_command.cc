@@ -45,13 +45,6 @@ void ParseShard(const std::string& text, SeedPlan* plan) {
   plan->shard_index = ParseIntOption("--shard", text.substr(0, slash), 0, plan->shard_count - 1);
 }
 
-void WriteFile(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) throw InputError("--out: cannot write " + path.string());
-}
-
 std::string ReadFile(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path.string() + ": cannot read");
@@ -82,8 +75,9 @@ fs::path PrepareOut(const std::string& out_dir) {
 }
 
 // The table on stdout: one line per kind, its count and shortest file.
-void PrintKinds(const ExploreResult& r, const fs::path& dir) {
-  const nlohmann::ordered_json summary = SummaryJson(r);
+void PrintKinds(const ExploreResult& r, const KindTallies& kinds, const fs::path& dir) {
+  nlohmann::ordered_json summary;
+  summary["kinds"] = kinds.Json();
   std::cout << "explore " << r.spec.algorithm << ", faults "
             << (r.spec.faults.empty() ? std::string("none") : [&] {
                  std::string s;
@@ -94,7 +88,7 @@ void PrintKinds(const ExploreResult& r, const fs::path& dir) {
   if (r.plan.shard_count > 1) {
     std::cout << " (shard " << r.plan.shard_index << "/" << r.plan.shard_count << ")";
   }
-  std::cout << ", " << r.runs << " runs, " << r.findings.size() << " with a violation\n";
+  std::cout << ", " << r.runs << " runs, " << r.violating << " with a violation\n";
   int width = 4;
   for (const auto& k : summary["kinds"]) {
     width = std::max(width, static_cast<int>(k["kind"].get<std::string>().size()));
@@ -112,7 +106,7 @@ void PrintKinds(const ExploreResult& r, const fs::path& dir) {
                 s["duration"].get<std::string>().c_str());
   }
   std::fflush(stdout);
-  std::cout << "wrote " << (dir / "summary.json").string() << " and " << r.findings.size()
+  std::cout << "wrote " << (dir / "summary.json").string() << " and " << r.violating
             << " file(s) in " << (dir / "findings").string() << "\n";
 }
 
@@ -168,11 +162,6 @@ class ExploreProgressBar {
   uint64_t first_seed_ = 0;
 };
 
-void WriteOutput(const ExploreResult& r, const fs::path& dir,
-                 const std::function<std::string(const Finding&)>& text_of) {
-  for (const Finding& f : r.findings) WriteFile(dir / f.file, text_of(f));
-  WriteFile(dir / "summary.json", SummaryJson(r).dump(2) + "\n");
-}
 
 }  // namespace
 
@@ -259,14 +248,18 @@ int ExploreCommand(const std::vector<std::string>& args) {
   ExploreProgressBar bar(!quiet && isatty(STDERR_FILENO) == 1, shard_total, limit);
   const WallClock::time_point deadline =
       WallClock::now() + std::chrono::milliseconds(static_cast<int64_t>(limit * 1000));
+  // Each finding is written as it comes, so memory stays flat however
+  // long the sweep.
+  SummaryWriter writer(dir.string());
   const ExploreResult result = RunExplore(
       spec, plan, n_jobs, [&] { return WallClock::now() < deadline; },
-      [&](const ExploreProgress& p) { bar.Update(p); });
+      [&](const ExploreProgress& p) { bar.Update(p); },
+      [&](Finding&& f) { writer.Add(f, f.text); });
   bar.Finish();
-  WriteOutput(result, dir, [](const Finding& f) { return f.text; });
+  writer.Finish(result);
 
-  if (quiet) return result.findings.empty() ? kExitSafe : kExitViolated;
-  PrintKinds(result, dir);
+  if (quiet) return result.violating == 0 ? kExitSafe : kExitViolated;
+  PrintKinds(result, writer.kinds(), dir);
   std::cout << std::flush;
   // Wall time: on stderr only, never in DIR.
   const double elapsed = bar.elapsed();
@@ -285,7 +278,7 @@ int ExploreCommand(const std::vector<std::string>& args) {
                  static_cast<unsigned long long>(plan.first),
                  static_cast<unsigned long long>(result.last + 1 - plan.first));
   }
-  return result.findings.empty() ? kExitSafe : kExitViolated;
+  return result.violating == 0 ? kExitSafe : kExitViolated;
 }
 
 int MergeCommand(const std::vector<std::string>& args) {
@@ -353,8 +346,11 @@ int MergeCommand(const std::vector<std::string>& args) {
   std::sort(merged.findings.begin(), merged.findings.end(),
             [](const Finding& a, const Finding& b) { return a.seed < b.seed; });
   const fs::path dir = PrepareOut(out_dir);
-  WriteOutput(merged, dir, [&](const Finding& f) { return texts.at(f.file); });
-  if (!quiet) PrintKinds(merged, dir);
+  SummaryWriter writer(dir.string());
+  for (const Finding& f : merged.findings) writer.Add(f, texts.at(f.file));
+  merged.violating = static_cast<int64_t>(merged.findings.size());
+  writer.Finish(merged);
+  if (!quiet) PrintKinds(merged, writer.kinds(), dir);
   return merged.findings.empty() ? kExitSafe : kExitViolated;
 }
 

@@ -427,7 +427,8 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
 
 ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs,
                          const std::function<bool()>& keep_going,
-                         const std::function<void(const ExploreProgress&)>& progress) {
+                         const std::function<void(const ExploreProgress&)>& progress,
+                         const FindingSink& sink) {
   ExploreResult result;
   result.spec = spec;
   result.plan = plan;
@@ -443,6 +444,23 @@ ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs
   bool stop = false;
   std::exception_ptr error;
   ExploreProgress state;
+  // Seeds done but not yet handed on, because a lower one is still running:
+  // at most about one per worker, since seeds are started in order.
+  std::map<uint64_t, std::optional<Finding>> waiting;
+  uint64_t handed = 0;  // seeds handed on: a prefix
+  auto hand_on = [&](uint64_t k, std::optional<Finding> found) {
+    waiting.emplace(k, std::move(found));
+    for (auto it = waiting.begin(); it != waiting.end() && it->first == handed;
+         it = waiting.erase(it), ++handed) {
+      if (!it->second) continue;
+      ++result.violating;
+      if (sink) {
+        sink(std::move(*it->second));
+      } else {
+        result.findings.push_back(std::move(*it->second));
+      }
+    }
+  };
   auto worker = [&]() {
     for (;;) {
       uint64_t k = 0;
@@ -469,7 +487,13 @@ ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs
       if (found) {
         ++state.violations;
         if (!state.first_violation_seed) state.first_violation_seed = found->seed;
-        result.findings.push_back(std::move(*found));
+      }
+      try {
+        hand_on(k, std::move(found));
+      } catch (...) {  // the sink could not write
+        if (!error) error = std::current_exception();
+        stop = true;
+        return;
       }
       if (progress) progress(state);
     }
@@ -483,12 +507,13 @@ ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs
   result.last = plan.count > 0 ? plan.first + plan.count - 1
                 : next > 0     ? seed_of(next - 1)
                                : plan.first - 1;
-  std::sort(result.findings.begin(), result.findings.end(),
-            [](const Finding& a, const Finding& b) { return a.seed < b.seed; });
   return result;
 }
 
-ojson SummaryJson(const ExploreResult& r) {
+namespace {
+
+// summary.json without "kinds" and "findings".
+ojson SummaryHead(const ExploreResult& r) {
   ojson j;
   j["schema"] = "locksim-explore";
   j["schema_version"] = 1;
@@ -501,55 +526,147 @@ ojson SummaryJson(const ExploreResult& r) {
     j["shard"] = std::to_string(r.plan.shard_index) + "/" + std::to_string(r.plan.shard_count);
   }
   j["runs"] = r.runs;
-  j["violating_seeds"] = r.findings.size();
-  // Kinds: most frequent first, then by name.
-  std::map<std::string, std::vector<const Finding*>> by_kind;
-  for (const Finding& f : r.findings) by_kind[f.kind].push_back(&f);
-  std::vector<std::pair<std::string, std::vector<const Finding*>>> kinds(by_kind.begin(),
-                                                                          by_kind.end());
-  std::stable_sort(kinds.begin(), kinds.end(),
-                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-  ojson kinds_json = ojson::array();
-  for (const auto& [kind, list] : kinds) {
-    const Finding* shortest = *std::min_element(
-        list.begin(), list.end(), [](const Finding* a, const Finding* b) { return Shorter(*a, *b); });
+  j["violating_seeds"] = r.violating;
+  return j;
+}
+
+// One entry of summary.json's "findings".
+ojson FindingJson(const Finding& f) {
+  ojson fj;
+  fj["seed"] = f.seed;
+  fj["kind"] = f.kind;
+  fj["file"] = f.file;
+  fj["violations"] = f.violations;
+  fj["faults"] = f.fault_classes;
+  fj["shrunk"] = {{"duration", FormatDuration(f.duration)},
+                  {"clients", f.clients},
+                  {"faults", f.fault_count},
+                  {"iterations", f.iterations}};
+  fj["original"] = {{"duration", FormatDuration(f.original_duration)},
+                    {"clients", f.original_clients},
+                    {"faults", f.original_faults}};
+  fj["shrink_runs"] = f.shrink_runs;
+  return fj;
+}
+
+}  // namespace
+
+void KindTallies::Add(const Finding& f) {
+  auto [it, added] = by_kind_.try_emplace(f.kind);
+  Tally& t = it->second;
+  if (added || Shorter(f, t.shortest)) {
+    t.shortest = f;
+    t.shortest.text.clear();
+  }
+  if (added) {
+    t.violations = f.violations;
+    t.faults = f.fault_classes;
+  }
+  t.seeds.push_back(f.seed);
+}
+
+ojson KindTallies::Json() const {
+  std::vector<std::pair<const std::string*, const Tally*>> kinds;
+  for (const auto& [kind, tally] : by_kind_) kinds.emplace_back(&kind, &tally);
+  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) {
+    return a.second->seeds.size() > b.second->seeds.size();
+  });
+  ojson out = ojson::array();
+  for (const auto& [kind, t] : kinds) {
+    const Finding& shortest = t->shortest;
     ojson k;
-    k["kind"] = kind;
-    k["violations"] = list.front()->violations;
-    k["faults"] = list.front()->fault_classes;
-    k["count"] = list.size();
-    k["shortest"] = {{"seed", shortest->seed},
-                     {"file", shortest->file},
-                     {"duration", FormatDuration(shortest->duration)},
-                     {"clients", shortest->clients},
-                     {"faults", shortest->fault_count},
-                     {"iterations", shortest->iterations}};
-    ojson seeds = ojson::array();
-    for (const Finding* f : list) seeds.push_back(f->seed);
-    k["seeds"] = seeds;
-    kinds_json.push_back(k);
+    k["kind"] = *kind;
+    k["violations"] = t->violations;
+    k["faults"] = t->faults;
+    k["count"] = t->seeds.size();
+    k["shortest"] = {{"seed", shortest.seed},
+                     {"file", shortest.file},
+                     {"duration", FormatDuration(shortest.duration)},
+                     {"clients", shortest.clients},
+                     {"faults", shortest.fault_count},
+                     {"iterations", shortest.iterations}};
+    k["seeds"] = t->seeds;
+    out.push_back(k);
   }
-  j["kinds"] = kinds_json;
+  return out;
+}
+
+ojson SummaryJson(const ExploreResult& r) {
+  ojson j = SummaryHead(r);
+  KindTallies kinds;
+  for (const Finding& f : r.findings) kinds.Add(f);
+  j["kinds"] = kinds.Json();
   ojson findings = ojson::array();
-  for (const Finding& f : r.findings) {
-    ojson fj;
-    fj["seed"] = f.seed;
-    fj["kind"] = f.kind;
-    fj["file"] = f.file;
-    fj["violations"] = f.violations;
-    fj["faults"] = f.fault_classes;
-    fj["shrunk"] = {{"duration", FormatDuration(f.duration)},
-                    {"clients", f.clients},
-                    {"faults", f.fault_count},
-                    {"iterations", f.iterations}};
-    fj["original"] = {{"duration", FormatDuration(f.original_duration)},
-                      {"clients", f.original_clients},
-                      {"faults", f.original_faults}};
-    fj["shrink_runs"] = f.shrink_runs;
-    findings.push_back(fj);
-  }
+  for (const Finding& f : r.findings) findings.push_back(FindingJson(f));
   j["findings"] = findings;
   return j;
+}
+
+SummaryWriter::SummaryWriter(std::string dir)
+    : dir_(std::move(dir)), spool_path_(dir_ + "/.summary-findings.part") {
+  spool_ = std::fopen(spool_path_.c_str(), "w+");
+  if (spool_ == nullptr) throw InputError("--out: cannot write " + spool_path_);
+}
+
+SummaryWriter::~SummaryWriter() {
+  if (spool_ != nullptr) std::fclose(spool_);
+  std::remove(spool_path_.c_str());
+}
+
+namespace {
+void WriteWhole(const std::string& path, const std::string& text) {
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  const bool ok = out != nullptr && std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  if (out != nullptr && std::fclose(out) != 0) throw InputError("--out: cannot write " + path);
+  if (!ok) throw InputError("--out: cannot write " + path);
+}
+}  // namespace
+
+void SummaryWriter::Add(const Finding& f, const std::string& text) {
+  WriteWhole(dir_ + "/" + f.file, text);
+  kinds_.Add(f);
+  // As nlohmann's dump(2) lays out an element of an array two levels down.
+  std::string entry = FindingJson(f).dump(2);
+  std::string indented = (count_ == 0 ? "" : ",\n") + std::string("    ");
+  for (char c : entry) {
+    indented += c;
+    if (c == '\n') indented += "    ";
+  }
+  if (std::fwrite(indented.data(), 1, indented.size(), spool_) != indented.size()) {
+    throw InputError("--out: cannot write " + spool_path_);
+  }
+  ++count_;
+}
+
+void SummaryWriter::Finish(const ExploreResult& result) {
+  ExploreResult head = result;
+  head.violating = count_;
+  ojson j = SummaryHead(head);
+  j["kinds"] = kinds_.Json();
+  j["findings"] = ojson::array();
+  std::string text = j.dump(2);
+  // It ends with `"findings": []\n}`: the entries go between the brackets.
+  const size_t brackets = text.rfind("[]");
+  std::string tail = text.substr(brackets + 2) + "\n";
+  text.resize(brackets);
+  const std::string path = dir_ + "/summary.json";
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  if (out == nullptr) throw InputError("--out: cannot write " + path);
+  bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  if (count_ == 0) {
+    ok = ok && std::fputs("[]", out) >= 0;
+  } else {
+    ok = ok && std::fputs("[\n", out) >= 0;
+    std::rewind(spool_);
+    char buf[1 << 16];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, spool_)) > 0) {
+      ok = ok && std::fwrite(buf, 1, n, out) == n;
+    }
+    ok = ok && std::fputs("\n  ]", out) >= 0;
+  }
+  ok = ok && std::fwrite(tail.data(), 1, tail.size(), out) == tail.size();
+  if (std::fclose(out) != 0 || !ok) throw InputError("--out: cannot write " + path);
 }
 
 ExploreResult ParseSummary(const std::string& text, const std::string& file) {
@@ -613,6 +730,7 @@ ExploreResult ParseSummary(const std::string& text, const std::string& file) {
       f.original_faults = original.at("faults").get<int64_t>();
       f.shrink_runs = fj.at("shrink_runs").get<int>();
       r.findings.push_back(std::move(f));
+      ++r.violating;
     }
   } catch (const nlohmann::json::exception& e) {
     fail(std::string("malformed explore summary: ") + e.what());

@@ -20,7 +20,9 @@
 #define LOCKSIM_SIM_EXPLORE_EXPLORE_H_
 
 #include <cstdint>
+#include <cstdio>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,7 +89,9 @@ struct ExploreResult {
   SeedPlan plan;
   uint64_t last = 0;     // the last seed of the range covered
   int64_t runs = 0;      // seeds run (this shard's share of first..last)
-  std::vector<Finding> findings;  // by seed
+  int64_t violating = 0;  // seeds with a violation
+  // By seed; empty when RunExplore handed them to a FindingSink instead.
+  std::vector<Finding> findings;
 };
 
 struct ExploreProgress {
@@ -102,14 +106,69 @@ struct ExploreProgress {
 // them finished). `progress` is called from the workers under a lock after
 // each seed. Findings are sorted by seed: the result does not depend on
 // `jobs`.
+//
+// With a `sink`, each finding goes to it as soon as every lower seed is
+// done (so in seed order, whatever `jobs` is) and is not kept: memory stays
+// flat however many seeds a sweep runs (a sink writes it out, see
+// SummaryWriter).
+using FindingSink = std::function<void(Finding&&)>;
 ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs,
                          const std::function<bool()>& keep_going,
-                         const std::function<void(const ExploreProgress&)>& progress);
+                         const std::function<void(const ExploreProgress&)>& progress,
+                         const FindingSink& sink = {});
+
+// The kinds of a sweep's findings, tallied as they come: per kind its
+// count, its shortest finding and its seeds. Memory: the kinds, and a seed
+// per finding.
+class KindTallies {
+ public:
+  void Add(const Finding& f);
+  // summary.json's "kinds": most frequent first, then by name.
+  nlohmann::ordered_json Json() const;
+
+ private:
+  struct Tally {
+    std::vector<std::string> violations;
+    std::vector<std::string> faults;
+    Finding shortest;  // without its text
+    std::vector<uint64_t> seeds;
+  };
+  std::map<std::string, Tally> by_kind_;
+};
 
 // summary.json: the arguments, the seed range, the kinds with counts and
 // the shortest counterexample of each, and every finding. Shard runs also
 // name their shard; nothing depends on wall time or --jobs.
 nlohmann::ordered_json SummaryJson(const ExploreResult& result);
+
+// Writes a sweep's output as its findings come (in seed order): each
+// finding's scenario file at once, and summary.json at the end, with the
+// findings' entries kept in a spool file of DIR meanwhile, so that memory
+// does not grow with the number of findings. The same bytes as writing
+// SummaryJson of the whole result.
+class SummaryWriter {
+ public:
+  // `dir` and dir/findings exist.
+  explicit SummaryWriter(std::string dir);
+  ~SummaryWriter();
+  SummaryWriter(const SummaryWriter&) = delete;
+  SummaryWriter& operator=(const SummaryWriter&) = delete;
+
+  // `text`: the finding's scenario file. Throws InputError naming a file
+  // that cannot be written.
+  void Add(const Finding& f, const std::string& text);
+  // Writes summary.json for `result` (its spec, plan, range and runs).
+  void Finish(const ExploreResult& result);
+  const KindTallies& kinds() const { return kinds_; }
+  int64_t findings() const { return count_; }
+
+ private:
+  std::string dir_;
+  std::string spool_path_;
+  std::FILE* spool_ = nullptr;
+  KindTallies kinds_;
+  int64_t count_ = 0;
+};
 // The inverse, for `locksim merge` (finding texts are not in the summary:
 // text stays empty). Throws InputError naming `file` and the JSON path.
 ExploreResult ParseSummary(const std::string& text, const std::string& file);
