@@ -128,6 +128,7 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
   j["time_unit"] = "ns";
   j["time_scale"] = r.time_scale.ToString();
   if (!r.scale_note.empty()) j["time_scale_note"] = r.scale_note;
+  if (!r.stopped_early.empty()) j["stopped_early"] = r.stopped_early;
   if (!r.label.empty()) j["label"] = r.label;
   j["verdict"] = VerdictName(r.verdict());
   if (auto met = r.ExpectationMet()) {

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <chrono>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -138,6 +140,7 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
   if (!r.time_scale.IsIdentity()) out << " · time scale " << r.time_scale.ToString();
   out << "\n";
   if (!r.scale_note.empty()) out << "note: " << r.scale_note << "\n";
+  if (!r.stopped_early.empty()) out << "note: " << r.stopped_early << "\n";
   std::string verdict(VerdictName(r.verdict()));
   for (char& c : verdict) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   out << "verdict: " << verdict;
@@ -240,7 +243,7 @@ int RunSuite(const std::vector<Scenario>& scenarios, const RunOptions& base,
 int RunCommand(const std::vector<std::string>& args, bool suite_only) {
   CommonOptions common;
   std::vector<std::string> paths;
-  std::string algorithm, label, seed, json_path, adapter;
+  std::string algorithm, label, seed, json_path, adapter, max_ops;
   bool history = false, quiet = false, help = false;
   po::options_description d(
       "locksim run PATH... [options]\n"
@@ -258,6 +261,9 @@ int RunCommand(const std::vector<std::string>& args, bool suite_only) {
       "adapter", po::value(&adapter),
       "run this program as the adapter of an adapter-driven variant (redis-py) instead "
       "of its own (docs/adapters.md)")(
+      "max-ops", po::value(&max_ops),
+      "stop a run once its history holds this many operations (about 150 bytes each; "
+      "default 4000000, 0: no cap); the result says where it stopped")(
       "quiet,q", po::bool_switch(&quiet), "no summary");
   AddCommon(d, &common);
   po::positional_options_description pos;
@@ -271,6 +277,7 @@ int RunCommand(const std::vector<std::string>& args, bool suite_only) {
   RunOptions options = ToRunOptions(common);
   if (!seed.empty()) options.seed = ParseSeed(seed);
   options.adapter = adapter;
+  if (!max_ops.empty()) options.max_ops = ParseIntOption("--max-ops", max_ops, 0, INT64_MAX);
   if (!algorithm.empty() && FindAlgorithm(algorithm) == nullptr) {
     throw InputError("--algorithm: unknown algorithm \"" + algorithm + "\" (known: " +
                      AlgorithmIds() + ")");
@@ -297,7 +304,27 @@ int RunCommand(const std::vector<std::string>& args, bool suite_only) {
                        " is not driven through an adapter (only variants such as redis-py are)");
     }
   }
+  // A long run shows where it is on a terminal (wall time is read here,
+  // outside the simulation, which it cannot change).
+  const auto started = std::chrono::steady_clock::now();
+  auto last_drawn = started;
+  bool drawn = false;
+  if (!quiet && isatty(STDERR_FILENO) == 1) {
+    options.progress = [&](Nanos now, Nanos duration, int64_t ops) {
+      const auto wall = std::chrono::steady_clock::now();
+      if (wall - last_drawn < std::chrono::milliseconds(200)) return;
+      if (!drawn && wall - started < std::chrono::seconds(1)) return;  // short runs: no line
+      last_drawn = wall;
+      drawn = true;
+      std::fprintf(stderr, "\r\x1b[K%s of %s simulated, %lld history ops, %.1fs",
+                   FormatDuration(now).c_str(), FormatDuration(duration).c_str(),
+                   static_cast<long long>(ops),
+                   std::chrono::duration<double>(wall - started).count());
+      std::fflush(stderr);
+    };
+  }
   RunResult result = RunScenario(scenarios[0], options);
+  if (drawn) std::fputs("\r\x1b[K", stderr);
   if (!json_path.empty()) WriteJson(json_path, ResultToJson(result, history).dump(2) + "\n");
   if (!quiet) PrintSummary(json_path == "-" ? std::cerr : std::cout, result);
   if (auto met = result.ExpectationMet(); met && !label.empty()) {

@@ -35,6 +35,9 @@ struct RunResult {
   TimeScale time_scale;
   std::string scale_note;  // why time_scale is not the scenario's, if so
   Nanos end{0};  // true time at which the run stopped
+  // Set when the run stopped before its duration because its history
+  // reached RunOptions::max_ops: what the verdict covers.
+  std::string stopped_early;
   History history;
   CheckResult check;
   WorkloadEffect effect;  // what the workload's invariant says

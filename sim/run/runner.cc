@@ -265,7 +265,23 @@ Nemesis::Hooks ScenarioRun::NemesisHooks() {
 
 void ScenarioRun::Start() {
   nemesis_->Start();
+  const int64_t max_ops = options_.max_ops;
+  if (max_ops > 0 || options_.progress) {
+    const Nanos duration = scenario().duration;
+    world_->SetMonitor(4096, [this, max_ops, duration] {
+      const int64_t ops = static_cast<int64_t>(world_->history().size());
+      if (options_.progress) options_.progress(world_->Now(), duration, ops);
+      return max_ops <= 0 || ops < max_ops;
+    });
+  }
   world_->Run(scenario().duration);
+  if (world_->stopped_by_monitor()) {
+    result_.stopped_early =
+        "stopped at " + FormatDuration(world_->Now()) + " of " +
+        FormatDuration(scenario().duration) + ": the history reached " +
+        std::to_string(world_->history().size()) + " operations (--max-ops " +
+        std::to_string(max_ops) + "); the verdict covers the run until then";
+  }
 }
 
 RunResult ScenarioRun::Check() {

@@ -3,6 +3,7 @@
 #ifndef LOCKSIM_SIM_RUN_RUNNER_H_
 #define LOCKSIM_SIM_RUN_RUNNER_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -13,6 +14,9 @@ namespace locksim {
 
 // The shortest TTL a real run compresses a whole-seconds variant to.
 inline constexpr Nanos kMinWholeSecondsTtl = std::chrono::seconds(10);
+
+// 4 000 000 operations: about 600 MB of history.
+inline constexpr int64_t kDefaultMaxOps = 4'000'000;
 
 struct RunOptions {
   // An "expect" label: runs that expectation's algorithm with its lock and
@@ -27,6 +31,13 @@ struct RunOptions {
   // own adapter (--adapter): to try an adapter for another library. Other
   // variants ignore it.
   std::string adapter;
+  // A run stops once its history holds this many operations (memory: about
+  // 150 bytes each), and says so in its result: the verdict covers what was
+  // recorded until then. 0: no cap.
+  int64_t max_ops = kDefaultMaxOps;
+  // Called every few thousand events with the true time and the history's
+  // size, for a progress line; must not touch the run.
+  std::function<void(Nanos now, Nanos duration, int64_t ops)> progress;
 };
 
 // Throws InputError for bad options (unknown algorithm, missing server) and

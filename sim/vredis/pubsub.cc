@@ -31,7 +31,7 @@ Reply VirtualRedis::SubscribeCommand(const Command& argv) {
                              static_cast<int64_t>(conn_->channels.size())));
   }
   Reply first = std::move(notices.front());
-  for (size_t i = 1; i < notices.size(); ++i) conn_->pushes.push_back(std::move(notices[i]));
+  for (size_t i = 1; i < notices.size(); ++i) QueuePush(conn_, std::move(notices[i]));
   return first;
 }
 
@@ -45,7 +45,7 @@ Reply VirtualRedis::UnsubscribeCommand(const Command& argv) {
     notices.push_back(Notice("unsubscribe", &ch, static_cast<int64_t>(conn_->channels.size())));
   }
   Reply first = std::move(notices.front());
-  for (size_t i = 1; i < notices.size(); ++i) conn_->pushes.push_back(std::move(notices[i]));
+  for (size_t i = 1; i < notices.size(); ++i) QueuePush(conn_, std::move(notices[i]));
   return first;
 }
 
@@ -53,8 +53,8 @@ Reply VirtualRedis::PublishCommand(const Command& argv) {
   int64_t receivers = 0;
   for (auto& [id, c] : conns_) {
     if (!c.channels.contains(argv[1])) continue;
-    c.pushes.push_back(Reply::Array(
-        {Reply::String("message"), Reply::String(argv[1]), Reply::String(argv[2])}));
+    QueuePush(&c, Reply::Array({Reply::String("message"), Reply::String(argv[1]),
+                                Reply::String(argv[2])}));
     ++receivers;
   }
   return Reply::Integer(receivers);

@@ -125,6 +125,7 @@ void VirtualRedis::Crash(bool power_loss) {
   }
   ClearDb();
   conns_.clear();
+  queued_pushes_ = 0;
   conns_[kDefaultConn];
   master_conn_ = -1;
   pending_effects_.clear();

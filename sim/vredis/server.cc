@@ -76,6 +76,7 @@ void VirtualRedis::Disconnect(ConnId conn) {
   conn_ = &it->second;
   UnwatchAll();
   conn_ = nullptr;
+  queued_pushes_ -= static_cast<int64_t>(it->second.pushes.size());
   if (conn != kDefaultConn) {
     conns_.erase(it);
   } else {
@@ -83,17 +84,16 @@ void VirtualRedis::Disconnect(ConnId conn) {
   }
 }
 
-bool VirtualRedis::HasPushes() const {
-  for (const auto& [id, c] : conns_) {
-    if (!c.pushes.empty()) return true;
-  }
-  return false;
+void VirtualRedis::QueuePush(Connection* c, Reply push) {
+  c->pushes.push_back(std::move(push));
+  ++queued_pushes_;
 }
 
 std::vector<Reply> VirtualRedis::TakePushes(ConnId conn) {
   auto it = conns_.find(conn);
   // The virtual world asks after every command, and there is rarely any.
   if (it == conns_.end() || it->second.pushes.empty()) return {};
+  queued_pushes_ -= static_cast<int64_t>(it->second.pushes.size());
   return std::exchange(it->second.pushes, {});
 }
 

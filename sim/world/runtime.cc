@@ -147,22 +147,37 @@ void Runtime::Crash(int process) {
   p.crashed = true;
   ++p.incarnation;
   p.paused_until = Nanos{0};
+  // Its tasks are over: they never resume.
+  live_tasks_ -= p.live_tasks;
+  p.live_tasks = 0;
 }
 
 void Runtime::Restart(int process) { processes_[process].crashed = false; }
 
 void Runtime::Spawn(int process, Nanos at, Task<void> task, bool daemon, int incarnation) {
   if (incarnation < 0) incarnation = processes_[process].incarnation;
+  if (!daemon && incarnation == processes_[process].incarnation) {
+    ++processes_[process].live_tasks;
+    ++live_tasks_;
+    task = Tracked(std::move(task), process, incarnation);
+  }
   tasks_.push_back(Spawned{std::move(task), daemon, process, incarnation});
   size_t slot = tasks_.size() - 1;
   At(at, process, [this, slot] { tasks_[slot].task.Start(); }, incarnation);
 }
 
-bool Runtime::AllTasksDone() const {
-  // The tasks of a crashed incarnation are over: they never resume.
-  return std::all_of(tasks_.begin(), tasks_.end(), [this](const Spawned& s) {
-    return s.daemon || s.task.done() || processes_[s.process].incarnation != s.incarnation;
-  });
+Task<void> Runtime::Tracked(Task<void> task, int process, int incarnation) {
+  std::exception_ptr error;
+  try {
+    co_await std::move(task);
+  } catch (...) {
+    error = std::current_exception();  // surfaced by Run once it stops
+  }
+  if (processes_[process].incarnation == incarnation) {
+    --processes_[process].live_tasks;
+    --live_tasks_;
+  }
+  if (error) std::rethrow_exception(error);
 }
 
 void Runtime::Run(Nanos deadline, bool until_deadline) {
@@ -202,7 +217,15 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
         case Kind::kResume: event.handle.resume(); break;
         case Kind::kWorld: OnWorldEvent(event.tag); break;
       }
+      if (monitor_ && ++events_since_monitor_ >= monitor_every_) {
+        events_since_monitor_ = 0;
+        if (!monitor_()) {
+          stopped_by_monitor_ = true;
+          break;
+        }
+      }
     }
+    if (stopped_by_monitor_) break;
   }
   // A task that threw is a bug in locksim, not a verdict: surface it.
   for (Spawned& s : tasks_) {

@@ -133,6 +133,15 @@ class Runtime {
   // before `deadline` even when no task is left (background work such as
   // replication and cron keeps going).
   void Run(Nanos deadline, bool until_deadline = false);
+  // Between events, every `every` events, Run calls `monitor`; when it
+  // returns false, the run stops there as it would at its deadline (a
+  // progress line, a cap on the history's size). It must not touch the
+  // simulation: the run is the same with or without it until it stops it.
+  void SetMonitor(uint64_t every, std::function<bool()> monitor) {
+    monitor_every_ = every;
+    monitor_ = std::move(monitor);
+  }
+  bool stopped_by_monitor() const { return stopped_by_monitor_; }
 
   // Transport, implemented by each world: deliver `cmd` from thread
   // `actor` of process `client` to Redis node `node` over that thread's own
@@ -214,7 +223,11 @@ class Runtime {
   Key PopKey();
   // Moves an event out of its slot and frees the slot.
   Body Take(uint32_t body);
-  bool AllTasksDone() const;
+  bool AllTasksDone() const { return live_tasks_ == 0; }
+  // A top-level task, counted among the live ones until it returns (or
+  // its incarnation dies): the run's end is a counter, not a scan of every
+  // task at every instant (2 000 clients made that the run's cost).
+  Task<void> Tracked(Task<void> task, int process, int incarnation);
 
   History history_;
   Random random_;
@@ -239,6 +252,7 @@ class Runtime {
     int incarnation = 0;
     int threads = 1;
     Random random{0};
+    int64_t live_tasks = 0;  // non-daemon tasks of this incarnation not done
   };
   std::vector<Process> processes_;
   struct Spawned {
@@ -248,6 +262,11 @@ class Runtime {
     int incarnation;
   };
   std::vector<Spawned> tasks_;
+  int64_t live_tasks_ = 0;  // summed over the processes
+  uint64_t monitor_every_ = 0;
+  std::function<bool()> monitor_;
+  bool stopped_by_monitor_ = false;
+  uint64_t events_since_monitor_ = 0;
   std::vector<std::shared_ptr<void>> adopted_;
   Nanos call_timeout_{0};
 };
