@@ -266,12 +266,12 @@ Nemesis::Hooks ScenarioRun::NemesisHooks() {
 void ScenarioRun::Start() {
   nemesis_->Start();
   const int64_t max_ops = options_.max_ops;
-  if (max_ops > 0 || options_.progress) {
+  if (max_ops > 0) world_->SetHistoryCap(static_cast<size_t>(max_ops));
+  if (options_.progress) {
     const Nanos duration = scenario().duration;
-    world_->SetMonitor(4096, [this, max_ops, duration] {
-      const int64_t ops = static_cast<int64_t>(world_->history().size());
-      if (options_.progress) options_.progress(world_->Now(), duration, ops);
-      return max_ops <= 0 || ops < max_ops;
+    world_->SetMonitor(4096, [this, duration] {
+      options_.progress(world_->Now(), duration, static_cast<int64_t>(world_->history().size()));
+      return true;
     });
   }
   world_->Run(scenario().duration);

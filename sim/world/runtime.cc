@@ -217,6 +217,10 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
         case Kind::kResume: event.handle.resume(); break;
         case Kind::kWorld: OnWorldEvent(event.tag); break;
       }
+      if (history_cap_ > 0 && history_.size() >= history_cap_) {
+        stopped_by_monitor_ = true;
+        break;
+      }
       if (monitor_ && ++events_since_monitor_ >= monitor_every_) {
         events_since_monitor_ = 0;
         if (!monitor_()) {

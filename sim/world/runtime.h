@@ -141,6 +141,10 @@ class Runtime {
     monitor_every_ = every;
     monitor_ = std::move(monitor);
   }
+  // The run also stops, between events, once the history holds `ops`
+  // operations (0: no cap): a long run's memory stays bounded.
+  void SetHistoryCap(size_t ops) { history_cap_ = ops; }
+  // Whether the monitor or the history cap stopped the run.
   bool stopped_by_monitor() const { return stopped_by_monitor_; }
 
   // Transport, implemented by each world: deliver `cmd` from thread
@@ -266,6 +270,7 @@ class Runtime {
   uint64_t monitor_every_ = 0;
   std::function<bool()> monitor_;
   bool stopped_by_monitor_ = false;
+  size_t history_cap_ = 0;
   uint64_t events_since_monitor_ = 0;
   std::vector<std::shared_ptr<void>> adopted_;
   Nanos call_timeout_{0};

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 
@@ -280,6 +283,72 @@ TEST(Shrink, StopsAtTheBudget) {
   EXPECT_EQ(calls, 3);
   EXPECT_EQ(stats.runs, 3);
   EXPECT_EQ(stats.accepted, 0);
+}
+
+}  // namespace
+}  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// With a sink, findings arrive in seed order whatever the number of
+// workers, and the result keeps none of them (memory stays flat).
+TEST(Explore, ASinkGetsTheFindingsInSeedOrderAndTheResultKeepsNone) {
+  ExploreSpec spec;
+  spec.algorithm = "set-nx-px-del";
+  spec.faults = ParseFaultClasses("pause", "--faults");
+  SeedPlan plan;
+  plan.count = 60;
+  std::vector<uint64_t> seeds;
+  const ExploreResult r = RunExplore(spec, plan, 2, nullptr, nullptr,
+                                     [&](Finding&& f) { seeds.push_back(f.seed); });
+  EXPECT_TRUE(r.findings.empty());
+  ASSERT_FALSE(seeds.empty());
+  EXPECT_EQ(r.violating, static_cast<int64_t>(seeds.size()));
+  EXPECT_TRUE(std::is_sorted(seeds.begin(), seeds.end()));
+  // The same seeds as a run that keeps them.
+  const ExploreResult kept = RunExplore(spec, plan, 1, nullptr, nullptr);
+  std::vector<uint64_t> kept_seeds;
+  for (const Finding& f : kept.findings) kept_seeds.push_back(f.seed);
+  EXPECT_EQ(seeds, kept_seeds);
+}
+
+// SummaryWriter, fed the findings one by one, writes the same bytes as
+// SummaryJson of the whole result, and each finding's file.
+TEST(Explore, TheStreamingSummaryIsTheWholeSummaryByteForByte) {
+  ExploreSpec spec;
+  spec.algorithm = "set-nx-px-del";
+  spec.faults = ParseFaultClasses("pause", "--faults");
+  SeedPlan plan;
+  plan.count = 40;
+  const ExploreResult r = RunExplore(spec, plan, 2, nullptr, nullptr);
+  ASSERT_GT(r.findings.size(), 1u);
+  const std::string dir = testing::TempDir() + "/summary-writer";
+  std::filesystem::create_directories(dir + "/findings");
+  {
+    SummaryWriter writer(dir);
+    for (const Finding& f : r.findings) writer.Add(f, f.text);
+    writer.Finish(r);
+  }
+  std::ifstream in(dir + "/summary.json");
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, SummaryJson(r).dump(2) + "\n");
+  std::ifstream finding(dir + "/" + r.findings[0].file);
+  const std::string text((std::istreambuf_iterator<char>(finding)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, r.findings[0].text);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/.summary-findings.part"));
+  // No finding: "findings": [] as nlohmann writes an empty array.
+  ExploreResult none = r;
+  none.findings.clear();
+  none.violating = 0;
+  {
+    SummaryWriter writer(dir);
+    writer.Finish(none);
+  }
+  std::ifstream empty(dir + "/summary.json");
+  const std::string written_empty((std::istreambuf_iterator<char>(empty)),
+                                  std::istreambuf_iterator<char>());
+  EXPECT_EQ(written_empty, SummaryJson(none).dump(2) + "\n");
 }
 
 }  // namespace

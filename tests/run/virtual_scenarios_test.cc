@@ -116,3 +116,29 @@ TEST(VirtualScenarios, DifferentSeedsGiveDifferentHistories) {
 
 }  // namespace
 }  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// A run whose history reaches RunOptions::max_ops stops there, says where
+// and why, and its verdict covers what it recorded.
+TEST(VirtualScenarios, ARunStopsAtItsHistoryCapAndSaysSo) {
+  RunOptions o;
+  o.algorithm = "set-nx-px";
+  o.max_ops = 200;
+  const RunResult r = RunScenario(LoadScenario(ScenarioPath("baseline-contention")), o);
+  // Checked after each event; an event records a few ops at most.
+  EXPECT_GE(r.history.size(), 200u);
+  EXPECT_LT(r.history.size(), 210u);
+  EXPECT_LT(r.end, r.scenario.duration);
+  EXPECT_NE(r.stopped_early.find("--max-ops 200"), std::string::npos) << r.stopped_early;
+  EXPECT_EQ(r.verdict(), Verdict::kSafe);
+  // Uncapped, the same scenario runs to its end and says nothing.
+  o.max_ops = 0;
+  const RunResult whole = RunScenario(LoadScenario(ScenarioPath("baseline-contention")), o);
+  EXPECT_TRUE(whole.stopped_early.empty());
+  EXPECT_GT(whole.history.size(), r.history.size());
+}
+
+}  // namespace
+}  // namespace locksim
