@@ -13,6 +13,7 @@
 #include "bench/synthetic_history.h"
 #include "sim/check/checker.h"
 #include "sim/core/errors.h"
+#include "sim/explore/explore.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
 
@@ -83,6 +84,20 @@ RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string
   out.cycles = cycles;
   out.cycles_per_second = static_cast<double>(cycles) / std::chrono::duration<double>(last - first).count();
   return out;
+}
+
+double ExploreSeedsPerSecond(const std::string& algorithm, const std::string& faults,
+                             uint64_t seeds, int jobs) {
+  ExploreSpec spec;
+  spec.algorithm = algorithm;
+  spec.faults = ParseFaultClasses(faults, "faults");
+  SeedPlan plan;
+  plan.count = seeds;
+  const auto start = std::chrono::steady_clock::now();
+  // Findings go to a sink that drops them, as explore's writer keeps none.
+  RunExplore(spec, plan, jobs, nullptr, nullptr, [](Finding&&) {});
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return static_cast<double>(seeds) / wall;
 }
 
 int HistoryMemoryChild(int64_t ops) {

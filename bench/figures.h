@@ -35,6 +35,13 @@ struct RealCycles {
 };
 RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string& redis_server);
 
+// Explore's throughput: seeds 1..seeds of `algorithm` under `faults`
+// (explore's fault classes, "pause,clock"), on `jobs` threads, in seeds
+// per second of wall time (jobs share the machine, so CPU time would not
+// show whether they scale).
+double ExploreSeedsPerSecond(const std::string& algorithm, const std::string& faults,
+                             uint64_t seeds, int jobs);
+
 // The peak resident memory (bytes) of a child process that builds a
 // synthetic history of `ops` operations and checks it: this program run
 // again with --history-memory-child.

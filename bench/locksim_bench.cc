@@ -171,19 +171,19 @@ int Main(const Options& options) {
     const nlohmann::json b = Micro(micro, "BM_VRedisPlainMix");
     const double ours = b.at("items_per_second");
     Figure f{"vredis_plain", "virtual Redis: GET/SET NX PX/DEL, 1 core", Rate(ours),
-             "redis -P 16 " + Rate(peer_mix), ours / peer_mix, ">= 5 M/s and >= 4x", false,
+             "redis -P 16 " + Rate(peer_mix), ours / peer_mix, ">= 15 M/s and >= 10x", false,
              {{"ours_per_second", ours}, {"peer_per_second", peer_mix},
               {"peer_get", peer_get}, {"peer_set_nx_px", peer_set}, {"peer_del", peer_del}}};
-    f.met = ours >= 5e6 && *f.ratio >= 4;
+    f.met = ours >= 15e6 && *f.ratio >= 10;
     figures.push_back(f);
   }
   {
     const nlohmann::json b = Micro(micro, "BM_VRedisEvalCad");
     const double ours = b.at("items_per_second");
     Figure f{"vredis_eval", "virtual Redis: EVAL compare-and-delete", Rate(ours),
-             "EVALSHA -P 16 " + Rate(peer_evalsha), ours / peer_evalsha, ">= 1 M/s and >= 2.5x",
+             "EVALSHA -P 16 " + Rate(peer_evalsha), ours / peer_evalsha, ">= 2.5 M/s",
              false, {{"ours_per_second", ours}, {"peer_per_second", peer_evalsha}}};
-    f.met = ours >= 1e6 && *f.ratio >= 2.5;
+    f.met = ours >= 2.5e6;
     figures.push_back(f);
   }
 
@@ -195,7 +195,7 @@ int Main(const Options& options) {
               << " acquisitions in " << Fmt("%.2f", t.wall_seconds * 1e3) << " ms of CPU" << std::endl;
     Figure f{"time_acceleration", "time acceleration: 5 clients, set-nx-px, 60 s",
              Fmt("%.1f ms CPU", t.wall_seconds * 1e3),
-             Fmt("real time %.0f s", t.simulated_seconds), ratio, ">= 10000x", ratio >= 10000,
+             Fmt("real time %.0f s", t.simulated_seconds), ratio, ">= 40000x", ratio >= 40000,
              {{"wall_seconds", t.wall_seconds}, {"simulated_seconds", t.simulated_seconds},
               {"redis_commands", t.redis_commands}, {"acquisitions", t.acquisitions}}};
     figures.push_back(f);
@@ -210,7 +210,7 @@ int Main(const Options& options) {
     std::cout << "sweep-10k: " << Fmt("%.0f", t.commands_per_seed) << " commands per seed, "
               << Fmt("%.2f", t.seconds_per_seed * 1e3) << " ms of CPU per seed" << std::endl;
     Figure f{"seeds_per_hour", Fmt("seeds/hour/core, %.0f-command scenario", t.commands_per_seed),
-             Rate(per_hour, "/h"), "-", std::nullopt, ">= 1 M/h", per_hour >= 1e6,
+             Rate(per_hour, "/h"), "-", std::nullopt, ">= 1.2 M/h", per_hour >= 1.2e6,
              {{"seeds_per_hour", per_hour}, {"seconds_per_seed", t.seconds_per_seed},
               {"commands_per_seed", t.commands_per_seed}}};
     figures.push_back(f);
@@ -235,7 +235,7 @@ int Main(const Options& options) {
     const RealCycles& c = set_nx_px;
     Figure f{"real_set_nx_px", "real: acquire+release/s, 1 client, set-nx-px",
              Rate(c.cycles_per_second), "-c 1 / 2 = " + Rate(limit), c.cycles_per_second / limit,
-             ">= 0.9x", false,
+             ">= 0.9x the limit", false,
              {{"cycles_per_second", c.cycles_per_second}, {"cycles", c.cycles},
               {"peer_c1_per_second", peer_c1}, {"limit", limit}}};
     f.met = *f.ratio >= 0.9;
@@ -245,10 +245,10 @@ int Main(const Options& options) {
     const RealCycles& c = redlock;
     Figure f{"real_redlock", "real: the same, redlock on 5 nodes, parallel",
              Rate(c.cycles_per_second), "-c 1 / 2 = " + Rate(limit), c.cycles_per_second / limit,
-             ">= 0.8x", false,
+             ">= 0.5x the limit", false,
              {{"cycles_per_second", c.cycles_per_second}, {"cycles", c.cycles},
               {"peer_c1_per_second", peer_c1}, {"limit", limit}}};
-    f.met = *f.ratio >= 0.8;
+    f.met = *f.ratio >= 0.5;
     figures.push_back(f);
   }
   {
@@ -266,6 +266,32 @@ int Main(const Options& options) {
     figures.push_back(f);
   }
   {
+    // A holder that never leaves: 4x the operations may cost at most 5x
+    // the time (n log n and caches), not 16x (n^2).
+    // Time per check, from the operations per second of each size.
+    const double small =
+        1e3 * 10'000 / Micro(micro, "BM_CheckOpenHolder/10000").at("items_per_second").get<double>();
+    const double big =
+        1e3 * 40'000 / Micro(micro, "BM_CheckOpenHolder/40000").at("items_per_second").get<double>();
+    const double ratio = big / small;
+    Figure f{"checker_open_holder", "checker, open holder: 40 000 ops vs 10 000",
+             Fmt("%.2f ms", big), Fmt("10 000 ops %.2f ms", small), ratio, "<= 5x", ratio <= 5,
+             {{"ms_40000", big}, {"ms_10000", small}}};
+    figures.push_back(f);
+  }
+  {
+    // Explore on 2 jobs against 1, the same seeds, in wall time.
+    double one = 0, two = 0;
+    for (int round = 0; round < 2; ++round) {
+      one = std::max(one, ExploreSeedsPerSecond("set-nx-px", "pause,clock", 600, 1));
+      two = std::max(two, ExploreSeedsPerSecond("set-nx-px", "pause,clock", 600, 2));
+    }
+    Figure f{"explore_jobs", "explore seeds/s, --jobs 2 vs --jobs 1", Fmt("%.0f seeds/s", two),
+             Fmt("--jobs 1: %.0f seeds/s", one), two / one, ">= 1.8x", two / one >= 1.8,
+             {{"jobs2_seeds_per_second", two}, {"jobs1_seeds_per_second", one}}};
+    figures.push_back(f);
+  }
+  {
     const int64_t bytes = MeasureHistoryPeakMemory(1'000'000);
     const double mb = static_cast<double>(bytes) / 1e6;
     Figure f{"history_memory", "memory: peak for a 10^6-op history + check",
@@ -274,7 +300,7 @@ int Main(const Options& options) {
     figures.push_back(f);
   }
 
-  std::cout << "\n== issue 9's goals (" << Host("nproc") << " cores, " << Host("cpu") << ")"
+  std::cout << "\n== the goals (" << Host("nproc") << " cores, " << Host("cpu") << ")"
             << std::endl;
   PrintTable(figures);
 

@@ -1,6 +1,8 @@
 // Micro-benchmarks of the virtual Redis, one node driven as the virtual
-// world drives it: VirtualRedis::Execute, then TakeReplicationStream (which
-// the world calls after every command to feed replicas).
+// world drives a lone master (no replica, no AOF: the scenarios' default):
+// VirtualRedis::Execute with propagation off, as the world sets it and as
+// redis-server itself skips it with no replica and no AOF, then
+// TakeReplicationStream (which the world calls after every command).
 //   BM_VRedisPlainMix    GET / SET NX PX / DEL over 1000 lock keys; the peer
 //                        is redis-server under redis-benchmark -P 16, same mix.
 //   BM_VRedisEvalCad     EVAL of the compare-and-delete release script
@@ -26,6 +28,7 @@ std::string Key(int i) { return "lock:" + std::to_string(i); }
 
 void BM_VRedisPlainMix(benchmark::State& state) {
   VirtualRedis redis;
+  redis.SetPropagation(false);
   std::vector<Command> mix;
   for (int i = 0; i < kKeys; ++i) {
     mix.push_back({"GET", Key(i)});
@@ -49,6 +52,7 @@ BENCHMARK(BM_VRedisPlainMix);
 
 void BM_VRedisEvalCad(benchmark::State& state) {
   VirtualRedis redis;
+  redis.SetPropagation(false);
   const std::string token = "9f0c8a7e-1d2b-4c3d-8e9f-0a1b2c3d4e5f";
   std::vector<Command> sets, cads;
   for (int i = 0; i < kKeys; ++i) {

@@ -92,13 +92,16 @@ const VirtualRedis::CommandSpec* VirtualRedis::Lookup(std::string_view name) {
     return index;
   }();
   if (name.size() > kMaxName) return nullptr;  // longer than any command
+  // Folded and hashed in one pass.
   char buf[kMaxName];
+  uint32_t h = 2166136261u;
   for (size_t i = 0; i < name.size(); ++i) {
     const char c = name[i];
     buf[i] = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    h = (h ^ static_cast<unsigned char>(buf[i])) * 16777619u;
   }
   const std::string_view lower(buf, name.size());
-  for (size_t at = hash(lower) & (kSlots - 1);; at = (at + 1) & (kSlots - 1)) {
+  for (size_t at = h & (kSlots - 1);; at = (at + 1) & (kSlots - 1)) {
     const int16_t i = kIndex.slot[at];
     if (i < 0) return nullptr;
     if (kCommands[i].name == lower) return &kCommands[i];

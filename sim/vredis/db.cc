@@ -25,7 +25,7 @@ void VirtualRedis::DeleteExpiredKey(std::unordered_map<std::string, Object>::ite
   std::string key = it->first;
   RemoveKey(it);
   SignalModifiedKey(key);
-  Propagate({"DEL", std::move(key)});
+  if (propagating_) Propagate({"DEL", std::move(key)});
 }
 
 VirtualRedis::Object* VirtualRedis::LookupRead(const std::string& key) {
@@ -39,32 +39,35 @@ VirtualRedis::Object* VirtualRedis::LookupWrite(const std::string& key) {
 }
 
 VirtualRedis::Object& VirtualRedis::SetKey(const std::string& key, Object value, bool keep_ttl) {
-  auto it = db_.find(key);
-  if (it != db_.end() && keep_ttl) value.expire_ms = it->second.expire_ms;
+  auto [it, added] = db_.try_emplace(key);
+  Object& slot = it->second;
+  if (!added && keep_ttl) value.expire_ms = slot.expire_ms;
   const int64_t when = value.expire_ms;
-  value.expire_ms = it != db_.end() ? it->second.expire_ms : -1;
-  Object& slot = db_[key];
+  // The object keeps its place in the expires index; SetExpire moves it.
+  value.expire_ms = slot.expire_ms;
+  value.expire_slot = slot.expire_slot;
   slot = std::move(value);
-  SetExpire(key, slot, when);
+  SetExpire(it->first, slot, when, &it->first);
   SignalModifiedKey(key);
   return slot;
 }
 
-void VirtualRedis::SetExpire(const std::string& key, Object& o, int64_t when_ms) {
+void VirtualRedis::SetExpire(const std::string& key, Object& o, int64_t when_ms,
+                             const std::string* db_key) {
   o.expire_ms = when_ms;
-  auto pos = expires_pos_.find(key);
-  if (when_ms >= 0 && pos == expires_pos_.end()) {
-    expires_pos_.emplace(key, expires_.size());
-    expires_.push_back(key);
-  } else if (when_ms < 0 && pos != expires_pos_.end()) {
+  if (when_ms >= 0 && o.expire_slot < 0) {
+    // The index keeps db_'s own copy of the key, whatever `key` is.
+    o.expire_slot = static_cast<int64_t>(expires_.size());
+    expires_.push_back(Expiring{db_key != nullptr ? db_key : &db_.find(key)->first, &o});
+  } else if (when_ms < 0 && o.expire_slot >= 0) {
     // Swap-remove, so sampling stays O(1).
-    const size_t i = pos->second;
-    expires_pos_.erase(pos);
+    const size_t i = static_cast<size_t>(o.expire_slot);
     if (i + 1 != expires_.size()) {
-      expires_[i] = std::move(expires_.back());
-      expires_pos_[expires_[i]] = i;
+      expires_[i] = expires_.back();
+      expires_[i].object->expire_slot = static_cast<int64_t>(i);
     }
     expires_.pop_back();
+    o.expire_slot = -1;
   }
 }
 
@@ -76,22 +79,20 @@ void VirtualRedis::RemoveKey(std::unordered_map<std::string, Object>::iterator i
 void VirtualRedis::ClearDb() {
   db_.clear();
   expires_.clear();
-  expires_pos_.clear();
 }
 
 void VirtualRedis::RebuildExpiresIndex() {
   expires_.clear();
-  expires_pos_.clear();
   // Sorted, so that the index (and what active expiry samples) does not
   // depend on hash-map order.
-  std::vector<std::string> keys;
-  for (const auto& [key, o] : db_) {
-    if (o.expire_ms >= 0) keys.push_back(key);
+  for (auto& [key, o] : db_) {
+    o.expire_slot = -1;
+    if (o.expire_ms >= 0) expires_.push_back(Expiring{&key, &o});
   }
-  std::sort(keys.begin(), keys.end());
-  for (std::string& k : keys) {
-    expires_pos_.emplace(k, expires_.size());
-    expires_.push_back(std::move(k));
+  std::sort(expires_.begin(), expires_.end(),
+            [](const Expiring& a, const Expiring& b) { return *a.key < *b.key; });
+  for (size_t i = 0; i < expires_.size(); ++i) {
+    expires_[i].object->expire_slot = static_cast<int64_t>(i);
   }
 }
 
@@ -105,6 +106,8 @@ bool VirtualRedis::DeleteKey(const std::string& key) {
 
 // touchWatchedKey(): every connection watching `key` will see EXEC fail.
 void VirtualRedis::SignalModifiedKey(const std::string& key) {
+  // Most writes touch a key nobody watches: no scan of the connections.
+  if (watchers_.empty() || !watchers_.contains(key)) return;
   for (auto& [id, c] : conns_) {
     auto w = c.watched.find(key);
     if (w == c.watched.end()) continue;

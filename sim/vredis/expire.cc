@@ -96,7 +96,7 @@ Reply VirtualRedis::ExpireGeneric(const Command& argv, int64_t basetime_ms, bool
   if (when <= now_ms_ && !loading_ && !replica_) {
     DeleteKey(key);
     ++dirty_;
-    RewritePropagation({"DEL", key});
+    if (propagating_) RewritePropagation({"DEL", key});
     return Reply::Integer(1);
   }
   SetExpire(key, *o, when);
@@ -107,7 +107,7 @@ Reply VirtualRedis::ExpireGeneric(const Command& argv, int64_t basetime_ms, bool
     Command propagated = argv;
     propagated[0] = "PEXPIREAT";
     propagated[2] = std::to_string(when);
-    RewritePropagation(std::move(propagated));
+    if (propagating_) RewritePropagation(std::move(propagated));
   }
   return Reply::Integer(1);
 }

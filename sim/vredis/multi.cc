@@ -95,11 +95,18 @@ Reply VirtualRedis::WatchCommand(const Command& argv) {
     if (conn_->watched.contains(argv[i])) continue;
     auto it = db_.find(argv[i]);
     conn_->watched[argv[i]] = it != db_.end() && KeyIsExpired(it->second);
+    ++watchers_[argv[i]];
   }
   return Reply::Ok();
 }
 
-void VirtualRedis::UnwatchAll() { conn_->watched.clear(); }
+void VirtualRedis::UnwatchAll() {
+  for (const auto& [key, expired] : conn_->watched) {
+    auto w = watchers_.find(key);
+    if (--w->second == 0) watchers_.erase(w);
+  }
+  conn_->watched.clear();
+}
 
 // unwatchCommand(): also forgets that a watched key was touched. Inside
 // MULTI it is queued like any other command.

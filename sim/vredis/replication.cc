@@ -126,6 +126,7 @@ void VirtualRedis::Crash(bool power_loss) {
   ClearDb();
   conns_.clear();
   queued_pushes_ = 0;
+  watchers_.clear();
   conns_[kDefaultConn];
   master_conn_ = -1;
   pending_effects_.clear();
@@ -174,7 +175,7 @@ void VirtualRedis::ActiveExpireCycle(Random& random) {
   for (int round = 0; round < 16 && !expires_.empty(); ++round) {
     int sampled = 0, expired = 0;
     for (int i = 0; i < 20 && !expires_.empty(); ++i) {
-      const std::string key = expires_[random.Uniform(expires_.size())];
+      const std::string key = *expires_[random.Uniform(expires_.size())].key;
       auto it = db_.find(key);
       ++sampled;
       if (it != db_.end() && KeyIsExpired(it->second)) {

@@ -184,7 +184,7 @@ Reply VirtualRedis::Call(const CommandSpec& spec, const Command& argv) {
   const int64_t dirty_before = dirty_;
   std::optional<Command> outer_rewrite = std::exchange(rewritten_, std::nullopt);
   Reply reply = (this->*spec.handler)(argv);
-  if (dirty_ != dirty_before && (spec.flags & kWrite)) {
+  if (propagating_ && dirty_ != dirty_before && (spec.flags & kWrite)) {
     Propagate(rewritten_ ? std::move(*rewritten_) : argv);
   }
   rewritten_ = std::move(outer_rewrite);

@@ -57,6 +57,11 @@ class VirtualRedis {
   }
   // Out-of-band messages for `conn` (pub/sub), oldest first, and clears them.
   std::vector<Reply> TakePushes(ConnId conn);
+  // Whether writes are propagated at all (the replication stream, the
+  // AOF). Off when nothing would read them, a master with no replica and no
+  // AOF, as Redis itself skips propagation then: building a rewritten
+  // command per write for nobody was a third of a plain command's cost.
+  void SetPropagation(bool on) { propagating_ = on; }
   // Whether any connection has a push waiting (asked after every command:
   // there rarely is one).
   // Counted as they are queued and taken: the world asks after every
@@ -134,6 +139,10 @@ class VirtualRedis {
     // Field order as a small hash (listpack) keeps it: insertion order.
     std::vector<std::pair<std::string, std::string>> hash;
     int64_t expire_ms = -1;  // absolute unix ms; -1: no TTL
+    // Its place in expires_ while it has a TTL (-1: none). Valid only for
+    // the objects of db_: a copy (a snapshot) gets its own from
+    // RebuildExpiresIndex.
+    int64_t expire_slot = -1;
   };
 
   struct Connection {
@@ -188,7 +197,10 @@ class VirtualRedis {
   Object& SetKey(const std::string& key, Object value, bool keep_ttl);
   bool DeleteKey(const std::string& key);
   // Sets or clears (-1) a live key's expiry, keeping the expires index.
-  void SetExpire(const std::string& key, Object& o, int64_t when_ms);
+  // REQUIRES: `o` is db_'s object of `key`; `db_key`, if given, is db_'s
+  // own copy of the key (saves a lookup when a TTL is added).
+  void SetExpire(const std::string& key, Object& o, int64_t when_ms,
+                 const std::string* db_key = nullptr);
   // Every removal from db_ goes through here (keeps the expires index).
   void RemoveKey(std::unordered_map<std::string, Object>::iterator it);
   void ClearDb();
@@ -277,8 +289,14 @@ class VirtualRedis {
   // The keyspace. Hash-map order never reaches a reply: commands that list
   // keys are not modelled, and active expiry samples `expires_` by index.
   std::unordered_map<std::string, Object> db_;
-  std::vector<std::string> expires_;  // keys with a TTL, for random sampling
-  std::unordered_map<std::string, size_t> expires_pos_;  // key -> index
+  // The keys with a TTL, for random sampling: each its key and object in
+  // db_ (whose elements never move while they exist), and the object knows
+  // its place here, so that adding and removing a TTL costs no lookup.
+  struct Expiring {
+    const std::string* key;
+    Object* object;
+  };
+  std::vector<Expiring> expires_;
 
   std::map<ConnId, Connection> conns_;
   ConnId next_conn_ = 1;
@@ -292,7 +310,10 @@ class VirtualRedis {
   bool replaying_aof_ = false;
   ConnId master_conn_ = -1;              // the replication link, on a replica
   int64_t dirty_ = 0;                    // writes so far (server.dirty)
-  int64_t queued_pushes_ = 0;            // pushes waiting on all connections
+  int64_t queued_pushes_ = 0;
+  bool propagating_ = true;
+  // How many connections WATCH each key (redis's db->watched_keys, counted).
+  std::unordered_map<std::string, int64_t> watchers_;            // pushes waiting on all connections
   std::optional<Command> rewritten_;     // see RewritePropagation
   std::vector<Command> pending_effects_;  // of the current script / EXEC
   std::vector<Command> repl_stream_;     // for TakeReplicationStream

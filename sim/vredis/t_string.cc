@@ -107,14 +107,14 @@ Reply VirtualRedis::SetCommand(const Command& argv) {
   if (when >= 0) {
     // Replicas and the AOF get an absolute expiry: SET key value PXAT ms,
     // whatever the options were (GET, NX and XX are dropped with them).
-    RewritePropagation({"SET", key, argv[2], "PXAT", std::to_string(when)});
+    if (propagating_) RewritePropagation({"SET", key, argv[2], "PXAT", std::to_string(when)});
   } else if (flags & kGet) {
     // Propagated without GET, which a replica has no use for.
     Command propagated;
     for (size_t j = 0; j < argv.size(); ++j) {
       if (j < 3 || !IsKeyword(argv[j], "GET")) propagated.push_back(argv[j]);
     }
-    RewritePropagation(std::move(propagated));
+    if (propagating_) RewritePropagation(std::move(propagated));
   }
   return flags & kGet ? old : Reply::Ok();
 }
@@ -138,7 +138,7 @@ Reply VirtualRedis::GetsetCommand(const Command& argv) {
   value.str = argv[2];
   SetKey(argv[1], std::move(value), /*keep_ttl=*/false);
   ++dirty_;
-  RewritePropagation({"SET", argv[1], argv[2]});
+  if (propagating_) RewritePropagation({"SET", argv[1], argv[2]});
   return old;
 }
 
@@ -149,7 +149,7 @@ Reply VirtualRedis::GetdelCommand(const Command& argv) {
   if (old.IsError()) return old;
   if (DeleteKey(argv[1])) {
     ++dirty_;
-    RewritePropagation({"DEL", argv[1]});
+    if (propagating_) RewritePropagation({"DEL", argv[1]});
   }
   return old;
 }

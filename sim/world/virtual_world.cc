@@ -18,6 +18,10 @@ VirtualWorld::VirtualWorld(const WorldOptions& options)
       // "redis0", and its replicas "redis0r1", "redis0r2"...
       const std::string name = "redis" + std::to_string(g) + (r == 0 ? "" : "r" + std::to_string(r));
       Node n{AddProcess(name), g, std::make_unique<VirtualRedis>()};
+      // Writes propagate only where something reads them: replicas, the AOF.
+      n.redis->SetPropagation(options.replicas > 0 ||
+                              options.persistence == Persistence::kAofAlways ||
+                              options.persistence == Persistence::kAofEverySec);
       n.redis->SetPersistence(options.persistence,
                               duration_cast<Millis>(options.rdb_interval).count());
       if (r > 0) {
