@@ -1,6 +1,6 @@
 #include "lockimpls/getset_timestamp/getset_timestamp.h"
 
-#include "sim/vredis/server.h"  // StringToInt64, Redis's own integer parsing
+#include <charconv>
 
 namespace locksim {
 namespace {
@@ -9,9 +9,14 @@ int64_t UnixSeconds(const Env& env) {
   return duration_cast<std::chrono::seconds>(env.Now()).count();  // int(time.time())
 }
 
-// int(value) of a reply; false when it is not an integer string.
+// Long.parseLong(value) of a reply (seed 001's Java; int() in seed 002's
+// Python): false when it is not a whole decimal number. The values are
+// stamps this lock's clients wrote, plain digits.
 bool AsInt(const Reply& r, int64_t* out) {
-  return r.type == Reply::Type::kString && StringToInt64(r.str, out);
+  if (r.type != Reply::Type::kString || r.str.empty()) return false;
+  const char* end = r.str.data() + r.str.size();
+  auto [p, ec] = std::from_chars(r.str.data(), end, *out);
+  return ec == std::errc() && p == end;
 }
 
 }  // namespace

@@ -10,12 +10,21 @@
 #define LOCKSIM_SIM_CHECK_LIVENESS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "sim/core/history.h"
-#include "sim/scenario/scenario.h"
 
 namespace locksim {
+
+// The liveness bounds behind the deadlock and degraded verdicts.
+struct LivenessSpec {
+  // Deadlock: some client kept trying and nobody worked in a critical
+  // section (the holder died, or waits for itself) for longer than this.
+  Nanos deadlock_after = std::chrono::seconds(60);
+  // Degraded: more aborted transactions (EXEC -> nil) per acquisition.
+  std::optional<double> max_retries_per_acquisition;
+};
 
 struct LivenessResult {
   Nanos stuck_from{0};  // the longest stretch with nobody making progress

@@ -24,7 +24,7 @@
 #include "sim/cli/options.h"
 #include "sim/core/errors.h"
 #include "sim/cli/explore_command.h"
-#include "sim/real/interrupt.h"
+#include "sim/core/interrupt.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_files.h"

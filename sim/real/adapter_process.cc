@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "sim/core/errors.h"
-#include "sim/real/interrupt.h"
+#include "sim/core/interrupt.h"
 
 namespace locksim {
 namespace {

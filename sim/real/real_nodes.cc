@@ -14,7 +14,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/real/hiredis_reply.h"
-#include "sim/real/interrupt.h"
+#include "sim/core/interrupt.h"
 #include "sim/real/real_world.h"
 
 namespace locksim {

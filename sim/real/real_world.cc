@@ -9,7 +9,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/real/hiredis_reply.h"
-#include "sim/real/interrupt.h"
+#include "sim/core/interrupt.h"
 
 namespace locksim {
 namespace {

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "sim/core/errors.h"
-#include "sim/real/interrupt.h"
+#include "sim/core/interrupt.h"
 
 namespace locksim {
 namespace {

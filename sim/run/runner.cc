@@ -6,7 +6,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/real/adapter_lock.h"
-#include "sim/real/interrupt.h"
+#include "sim/core/interrupt.h"
 #include "sim/run/clients.h"
 #include "sim/run/make_world.h"
 #include "sim/world/nemesis.h"

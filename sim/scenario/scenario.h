@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lockimpls/lock.h"
+#include "sim/check/liveness.h"
 #include "sim/check/workload.h"
 #include "sim/core/persistence.h"
 #include "sim/core/time.h"
@@ -84,15 +85,6 @@ struct NetworkSpec {
   Nanos latency_min = std::chrono::microseconds(100);  // one way, per message
   Nanos latency_max = std::chrono::microseconds(500);
   Nanos timeout{0};  // the clients' socket timeout; 0: none (wait for ever)
-};
-
-// The liveness bounds behind the deadlock and degraded verdicts.
-struct LivenessSpec {
-  // Deadlock: some client kept trying and nobody worked in a critical
-  // section (the holder died, or waits for itself) for longer than this.
-  Nanos deadlock_after = std::chrono::seconds(60);
-  // Degraded: more aborted transactions (EXEC -> nil) per acquisition.
-  std::optional<double> max_retries_per_acquisition;
 };
 
 // The Redis deployment behind each node (group) the lock talks to.

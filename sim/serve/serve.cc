@@ -29,7 +29,7 @@
 
 #include "sim/core/errors.h"
 #include "sim/core/random.h"
-#include "sim/real/interrupt.h"
+#include "sim/core/interrupt.h"
 #include "sim/serve/resp.h"
 #include "sim/vredis/server.h"
 

@@ -1,4 +1,4 @@
-#include "sim/real/interrupt.h"
+#include "sim/core/interrupt.h"
 
 #include <poll.h>
 

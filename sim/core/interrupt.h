@@ -4,8 +4,8 @@
 // the server start-up check it and throw Interrupted, so that destructors
 // stop every server and remove its folder on the way out. (SIGKILL cannot be
 // caught: there PR_SET_PDEATHSIG kills the servers.)
-#ifndef LOCKSIM_SIM_REAL_INTERRUPT_H_
-#define LOCKSIM_SIM_REAL_INTERRUPT_H_
+#ifndef LOCKSIM_SIM_CORE_INTERRUPT_H_
+#define LOCKSIM_SIM_CORE_INTERRUPT_H_
 
 #include <signal.h>
 #include <string.h>
@@ -56,4 +56,4 @@ class InterruptGuard {
 
 }  // namespace locksim
 
-#endif  // LOCKSIM_SIM_REAL_INTERRUPT_H_
+#endif  // LOCKSIM_SIM_CORE_INTERRUPT_H_
