@@ -1,38 +1,27 @@
-#include "sim/cli/explore_command.h"
-
-#include <unistd.h>
-
-#include <charconv>
+// `locksim explore` (search: a scenario per seed, every violation shrunk
+// into a file) and `locksim merge` (the shards of one sweep into one).
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <map>
 #include <set>
-#include <sstream>
+#include <string>
 #include <thread>
-
-#include <boost/program_options.hpp>
+#include <vector>
 
 #include "lockimpls/lock.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/files.h"
 #include "sim/cli/options.h"
+#include "sim/cli/terminal.h"
 #include "sim/core/errors.h"
 #include "sim/explore/explore.h"
 
-namespace po = boost::program_options;
 namespace fs = std::filesystem;
 
 namespace locksim {
 namespace {
-
-// Wall time, for the person at the terminal only: nothing written to DIR
-// depends on it.
-using WallClock = std::chrono::steady_clock;
-
-double Seconds(WallClock::duration d) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(d).count() / 1000.0;
-}
 
 // "i/N", 0 <= i < N: Slurm's SLURM_ARRAY_TASK_ID and Kubernetes'
 // JOB_COMPLETION_INDEX both count from 0.
@@ -45,25 +34,13 @@ void ParseShard(const std::string& text, SeedPlan* plan) {
   plan->shard_index = ParseIntOption("--shard", text.substr(0, slash), 0, plan->shard_count - 1);
 }
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path.string() + ": cannot read");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // DIR and DIR/findings, without the findings of an earlier run (files
 // named as explore names them; nothing else is touched).
 fs::path PrepareOut(const std::string& out_dir) {
   if (out_dir.empty()) throw InputError("--out: empty folder name");
   const fs::path dir(out_dir);
+  EnsureFolder((dir / "findings").string(), "--out");
   std::error_code ec;
-  fs::create_directories(dir / "findings", ec);
-  if (ec || !fs::is_directory(dir / "findings")) {
-    throw InputError("--out: cannot create folder " + (dir / "findings").string() +
-                     (ec ? ": " + ec.message() : std::string()));
-  }
   for (const fs::directory_entry& e : fs::directory_iterator(dir / "findings")) {
     const std::string name = e.path().filename().string();
     if (e.is_regular_file() && name.find("-seed") != std::string::npos &&
@@ -110,74 +87,35 @@ void PrintKinds(const ExploreResult& r, const KindTallies& kinds, const fs::path
             << " file(s) in " << (dir / "findings").string() << "\n";
 }
 
-class ExploreProgressBar {
- public:
-  ExploreProgressBar(bool on, int64_t total, double time_limit)
-      : on_(on), total_(total), time_limit_(time_limit), start_(WallClock::now()) {}
-  ~ExploreProgressBar() {
-    if (on_ && drawn_) std::fputs("\r\x1b[K", stderr);
-  }
-  void Update(const ExploreProgress& p) {
-    const WallClock::time_point now = WallClock::now();
-    if (!first_violation_ && p.first_violation_seed) {
-      first_violation_ = Seconds(now - start_);
-      first_seed_ = *p.first_violation_seed;
-    }
-    if (!on_ || (drawn_ && now - last_ < std::chrono::milliseconds(100) && p.done != total_)) {
-      return;
-    }
-    last_ = now;
-    drawn_ = true;
-    const double elapsed = Seconds(now - start_);
-    const double fraction = total_ > 0 ? static_cast<double>(p.done) / total_
-                            : time_limit_ > 0 ? std::min(1.0, elapsed / time_limit_)
-                                              : 0;
-    constexpr int kWidth = 24;
-    const int filled = static_cast<int>(fraction * kWidth);
-    std::string bar(static_cast<size_t>(filled), '#');
-    bar += std::string(static_cast<size_t>(kWidth - filled), '.');
-    std::fprintf(stderr, "\r\x1b[K[%s] %lld%s seeds  %.0f seeds/s  %lld violations  %.1fs", bar.c_str(),
-                 static_cast<long long>(p.done),
-                 total_ > 0 ? ("/" + std::to_string(total_)).c_str() : "",
-                 elapsed > 0 ? p.done / elapsed : 0.0, static_cast<long long>(p.violations),
-                 elapsed);
-    std::fflush(stderr);
-  }
-  void Finish() {
-    if (on_ && drawn_) std::fputs("\r\x1b[K", stderr);
-    drawn_ = false;
-  }
-  std::optional<double> first_violation() const { return first_violation_; }
-  uint64_t first_seed() const { return first_seed_; }
-  double elapsed() const { return Seconds(WallClock::now() - start_); }
-
- private:
-  bool on_;
-  int64_t total_;
-  double time_limit_;
-  WallClock::time_point start_;
-  WallClock::time_point last_;
-  bool drawn_ = false;
-  std::optional<double> first_violation_;
-  uint64_t first_seed_ = 0;
-};
-
+// The progress line of a sweep: seeds done (of how many, or of how long),
+// their rate, the violations so far.
+void ShowProgress(ProgressLine& line, const ExploreProgress& p, int64_t total, double time_limit) {
+  const double elapsed = line.Elapsed();
+  const double fraction = total > 0        ? static_cast<double>(p.done) / total
+                          : time_limit > 0 ? std::min(1.0, elapsed / time_limit)
+                                           : -1;
+  char text[160];
+  std::snprintf(text, sizeof text, "%lld%s seeds  %.0f seeds/s  %lld violations  %.1fs",
+                static_cast<long long>(p.done),
+                total > 0 ? ("/" + std::to_string(total)).c_str() : "",
+                elapsed > 0 ? p.done / elapsed : 0.0, static_cast<long long>(p.violations),
+                elapsed);
+  line.Show(fraction, text, p.done == total);
+}
 
 }  // namespace
 
 int ExploreCommand(const std::vector<std::string>& args) {
   std::string algorithm, faults = "all", seeds, time_limit, first_seed = "1", jobs, shard;
   std::string out_dir = "explore-out";
-  bool quiet = false, help = false;
-  po::options_description d(
+  bool quiet = false;
+  CommandLine cl(
       "locksim explore --algorithm ID [options]\n"
       "Generates a scenario per seed (clients, timings, a counter workload and random\n"
       "faults of the classes asked for), runs it on the virtual Redis, and shrinks every\n"
       "violation into DIR/findings/<kind>-seed<N>.json, a scenario `locksim run` replays.\n"
-      "DIR/summary.json groups the findings by kind. Exit 0: no violation; 1: some.\n\n"
-      "options");
-  d.add_options()("help,h", po::bool_switch(&help), "show this help")(
-      "algorithm", po::value(&algorithm), "lock algorithm id (locksim list)")(
+      "DIR/summary.json groups the findings by kind. Exit 0: no violation; 1: some.");
+  cl.Add()("algorithm", po::value(&algorithm), "lock algorithm id (locksim list)")(
       "faults", po::value(&faults)->default_value("all"),
       "fault classes to generate: pause, clock, crash, failover, partition, expire, "
       "delay, drop (comma-separated), or all")(
@@ -192,15 +130,8 @@ int ExploreCommand(const std::vector<std::string>& args) {
       "(0 <= i < N); combine with locksim merge")(
       "out", po::value(&out_dir)->default_value("explore-out"),
       "folder for summary.json and findings/")(
-      "quiet,q", po::bool_switch(&quiet), "no table, no progress bar");
-  po::positional_options_description pos;
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
-  po::notify(vm);
-  if (help) {
-    std::cout << d;
-    return kExitSafe;
-  }
+      "quiet,q", po::bool_switch(&quiet), "no table, no progress line");
+  if (!cl.Parse(args)) return kExitSafe;
   if (algorithm.empty()) throw InputError("locksim explore: missing --algorithm (locksim list)");
   const AlgorithmInfo* algo = FindAlgorithm(algorithm);
   if (algo == nullptr) {
@@ -245,27 +176,37 @@ int ExploreCommand(const std::vector<std::string>& args) {
           ? (static_cast<int64_t>(plan.count) - plan.shard_index + plan.shard_count - 1) /
                 plan.shard_count
           : 0;
-  ExploreProgressBar bar(!quiet && isatty(STDERR_FILENO) == 1, shard_total, limit);
-  const WallClock::time_point deadline =
-      WallClock::now() + std::chrono::milliseconds(static_cast<int64_t>(limit * 1000));
+  ProgressLine progress(quiet);
+  // Wall time, for the person at the terminal and --time only: nothing
+  // written to DIR depends on it.
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<int64_t>(limit * 1000));
+  std::optional<double> first_violation;
+  uint64_t first_seed_found = 0;
   // Each finding is written as it comes, so memory stays flat however
   // long the sweep.
   SummaryWriter writer(dir.string());
   const ExploreResult result = RunExplore(
-      spec, plan, n_jobs, [&] { return WallClock::now() < deadline; },
-      [&](const ExploreProgress& p) { bar.Update(p); },
+      spec, plan, n_jobs, [&] { return std::chrono::steady_clock::now() < deadline; },
+      [&](const ExploreProgress& p) {
+        if (!first_violation && p.first_violation_seed) {
+          first_violation = progress.Elapsed();
+          first_seed_found = *p.first_violation_seed;
+        }
+        ShowProgress(progress, p, shard_total, limit);
+      },
       [&](Finding&& f) { writer.Add(f, f.text); });
-  bar.Finish();
+  progress.Clear();
   writer.Finish(result);
 
   if (quiet) return result.violating == 0 ? kExitSafe : kExitViolated;
   PrintKinds(result, writer.kinds(), dir);
   std::cout << std::flush;
   // Wall time: on stderr only, never in DIR.
-  const double elapsed = bar.elapsed();
-  if (bar.first_violation()) {
+  const double elapsed = progress.Elapsed();
+  if (first_violation) {
     std::fprintf(stderr, "first violation after %.3fs wall time (seed %llu)\n",
-                 *bar.first_violation(), static_cast<unsigned long long>(bar.first_seed()));
+                 *first_violation, static_cast<unsigned long long>(first_seed_found));
   }
   std::fprintf(stderr, "%lld seeds in %.3fs wall time (%.0f seeds/s, %d jobs)\n",
                static_cast<long long>(result.runs), elapsed,
@@ -284,26 +225,17 @@ int ExploreCommand(const std::vector<std::string>& args) {
 int MergeCommand(const std::vector<std::string>& args) {
   std::vector<std::string> inputs;
   std::string out_dir = "explore-out";
-  bool quiet = false, help = false;
-  po::options_description d(
+  bool quiet = false;
+  CommandLine cl(
       "locksim merge DIR... [options]\n"
       "Combines the outputs of the shards of one explore sweep (--shard 0/N .. N-1/N,\n"
       "same --algorithm, --faults and seeds) into the output an unsharded run writes.\n"
-      "Exit 0: no violation; 1: some.\n\n"
-      "options");
-  d.add_options()("help,h", po::bool_switch(&help), "show this help")(
-      "dir", po::value(&inputs), "shard output folders")(
+      "Exit 0: no violation; 1: some.");
+  cl.Add()("dir", po::value(&inputs), "shard output folders")(
       "out", po::value(&out_dir)->default_value("explore-out"), "folder for the merged output")(
       "quiet,q", po::bool_switch(&quiet), "no table");
-  po::positional_options_description pos;
-  pos.add("dir", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(d).positional(pos).run(), vm);
-  po::notify(vm);
-  if (help) {
-    std::cout << d;
-    return kExitSafe;
-  }
+  cl.Positional("dir", -1);
+  if (!cl.Parse(args)) return kExitSafe;
   if (inputs.empty()) throw InputError("locksim merge: missing DIR (explore output folders)");
 
   ExploreResult merged;

@@ -85,6 +85,10 @@ ScenarioRun::ScenarioRun(const Scenario& original, const RunOptions& options)
   }
   input_file_ = input.file;
   result_.algorithm = options.algorithm.empty() ? input.algorithm : options.algorithm;
+  if (result_.algorithm.empty()) {
+    throw InputError(input.file +
+                     ": $: names no algorithm: give \"algorithm\", an \"expect\" entry or --algorithm");
+  }
   algo_ = FindAlgorithm(result_.algorithm);
   if (algo_ == nullptr) {
     throw InputError("--algorithm: unknown algorithm \"" + result_.algorithm +

@@ -8,6 +8,12 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "lockimpls/lock.h"
+#include "sim/scenario/scenario.h"
+#include "sim/scenario/scenario_files.h"
 #include "tests/testing/scenario_paths.h"
 
 namespace locksim {
@@ -118,12 +124,104 @@ TEST_F(CliTest, RealBackendWithoutRedisServerExitsTwo) {
 }
 
 TEST_F(CliTest, CheckComparesEveryExpectation) {
+  // As many runs as the bundled files have "expect" entries; those of a
+  // third-party client (redis-py) are not applicable on virtual.
+  int runs = 0, not_applicable = 0;
+  for (const std::string& f : ListScenarioFiles({std::string(LOCKSIM_SOURCE_DIR) + "/scenarios"}, "test")) {
+    for (const auto& [label, x] : LoadScenario(f).expect) {
+      ++(FindAlgorithm(x.algorithm)->real_only() ? not_applicable : runs);
+    }
+  }
+  ASSERT_GT(runs, 80);
   Outcome o = Locksim("check " + std::string(LOCKSIM_SOURCE_DIR) + "/scenarios");
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
-  // f16's redis-py entry is a third-party client: not applicable on virtual.
-  EXPECT_NE(o.out.find("90 of 90 runs as expected; 1 not applicable on --backend virtual"),
-            std::string::npos)
-      << o.out;
+  const std::string line = std::to_string(runs) + " of " + std::to_string(runs) +
+                           " runs as expected; " + std::to_string(not_applicable) +
+                           " not applicable on --backend virtual";
+  EXPECT_NE(o.out.find(line), std::string::npos) << line << "\n" << o.out;
+}
+
+// One exit-code rule: a single run exits 0 only when its verdict is safe;
+// an expectation run (check, run over files with "expect", --label) exits
+// 0 when every expectation is met.
+TEST_F(CliTest, ASingleRunExitsZeroOnlyWhenSafe) {
+  EXPECT_EQ(Locksim("run " + ScenarioPath("baseline-contention") + " --algorithm set-nx-px").exit_code, 0);
+  EXPECT_EQ(Locksim("run " + ScenarioPath("f01-pause-past-ttl") + " --algorithm set-nx-px").exit_code, 1);
+  // F3: setnx-simple deadlocks; F11: watch-multi is degraded. Findings: 1.
+  Outcome deadlock = Locksim("run " + ScenarioPath("f03-crash-before-expire") + " --algorithm setnx-simple");
+  EXPECT_EQ(deadlock.exit_code, 1) << deadlock.out << deadlock.err;
+  EXPECT_NE(deadlock.out.find("verdict: DEADLOCK"), std::string::npos) << deadlock.out;
+  Outcome degraded = Locksim("run " + ScenarioPath("f11-watch-retry-storm") + " --algorithm watch-multi");
+  EXPECT_EQ(degraded.exit_code, 1) << degraded.out << degraded.err;
+  EXPECT_NE(degraded.out.find("verdict: DEGRADED"), std::string::npos) << degraded.out;
+}
+
+TEST_F(CliTest, AnExpectationRunExitsZeroWhenEveryExpectationIsMet) {
+  // --label: the expected violation is met.
+  Outcome met = Locksim("run " + ScenarioPath("f01-pause-past-ttl") + " --label set-nx-px");
+  EXPECT_EQ(met.exit_code, 0) << met.out << met.err;
+  EXPECT_NE(met.out.find("as expected"), std::string::npos) << met.out;
+  // A file with expectations, as a suite: met.
+  EXPECT_EQ(Locksim("run " + ScenarioPath("f01-pause-past-ttl")).exit_code, 0);
+  // An expectation that is not met: 1, from check, run and --label alike.
+  const std::string wrong = Write("wrong.json", R"({
+    "name": "wrong", "duration": "10s", "lock": {"ttl": "1s"},
+    "clients": [{"name": "A", "hold": "100ms"}],
+    "expect": {"set-nx-px": {"verdict": "violated"}}})");
+  EXPECT_EQ(Locksim("check " + wrong).exit_code, 1);
+  EXPECT_EQ(Locksim("run " + wrong).exit_code, 1);
+  Outcome label = Locksim("run " + wrong + " --label set-nx-px");
+  EXPECT_EQ(label.exit_code, 1) << label.out << label.err;
+  EXPECT_NE(label.out.find("NOT as expected"), std::string::npos) << label.out;
+}
+
+TEST_F(CliTest, AlgorithmSatisfiesAScenarioThatNamesNone) {
+  const std::string none = Write("none.json", R"({
+    "name": "none", "duration": "10s", "clients": [{"name": "A", "hold": "100ms"}]})");
+  Outcome o = Locksim("run " + none + " --algorithm redlock");
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("none · redlock · virtual"), std::string::npos) << o.out;
+  // Without it, the message says how to name one.
+  Outcome missing = Locksim("run " + none);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("none.json: $: names no algorithm"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("--algorithm"), std::string::npos) << missing.err;
+}
+
+TEST_F(CliTest, JsonToStdoutIsOnlyJsonInEveryMode) {
+  // A file with several expectations runs as a suite: stdout is the JSON
+  // array alone, the table goes to stderr.
+  Outcome suite = Locksim("run " + ScenarioPath("f12-expire-zero") + " --json -");
+  EXPECT_EQ(suite.exit_code, 0) << suite.err;
+  const auto all = nlohmann::json::parse(suite.out);  // throws if anything else is there
+  EXPECT_TRUE(all.is_array());
+  EXPECT_GE(all.size(), 2u);
+  EXPECT_NE(suite.err.find("runs as expected"), std::string::npos) << suite.err;
+  // One run: the object alone, the summary on stderr.
+  Outcome one = Locksim("run " + ScenarioPath("f12-expire-zero") + " --algorithm setnx-expire --json -");
+  EXPECT_EQ(one.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(one.out).at("verdict"), "violated");
+  EXPECT_NE(one.err.find("verdict: VIOLATED"), std::string::npos) << one.err;
+}
+
+TEST_F(CliTest, TheSuiteTableSizesItsColumnsToTheirContent) {
+  // f08's "redlock delayed-restart" label is wider than any algorithm id:
+  // every row's backend column still starts at the same place.
+  Outcome o = Locksim("run " + ScenarioPath("f08-restart-without-persistence") + " " +
+                      ScenarioPath("f09-node-clock-jump"));
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  std::istringstream lines(o.out);
+  std::string line;
+  std::optional<size_t> column;
+  int rows = 0;
+  while (std::getline(lines, line)) {
+    const size_t at = line.find(" virtual ");
+    if (at == std::string::npos) continue;
+    ++rows;
+    if (!column) column = at;
+    EXPECT_EQ(at, *column) << line;
+  }
+  EXPECT_GT(rows, 3);
 }
 
 TEST_F(CliTest, RedisPyOnTheVirtualBackendExitsTwo) {

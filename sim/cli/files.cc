@@ -1,0 +1,43 @@
+#include "sim/cli/files.h"
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "sim/core/errors.h"
+
+namespace locksim {
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  if (in) ss << in.rdbuf();
+  if (!in) throw InputError(path.string() + ": cannot read");
+  return ss.str();
+}
+
+void WriteFile(const std::filesystem::path& path, const std::string& text,
+               const std::string& option) {
+  if (path == "-") {
+    std::cout << text << std::flush;
+    if (!std::cout) throw InputError(option + ": cannot write to stdout");
+    return;
+  }
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) throw InputError(option + ": cannot write " + path.string());
+}
+
+std::filesystem::path EnsureFolder(const std::string& dir, const std::string& option) {
+  if (dir.empty()) throw InputError(option + ": empty folder name");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw InputError(option + ": cannot create folder " + dir +
+                     (ec ? ": " + ec.message() : std::string()));
+  }
+  return dir;
+}
+
+}  // namespace locksim
