@@ -1,0 +1,89 @@
+// The liveness checker on hand-written histories: a deadlock is a stretch
+// with somebody trying and nobody working longer than the bound; degraded
+// is more aborted EXECs per acquisition than the bound; a rate limiter's
+// deadlock is every request refused.
+#include "sim/check/liveness.h"
+
+#include <gtest/gtest.h>
+
+namespace locksim {
+namespace {
+
+using std::chrono::seconds;
+
+TEST(Liveness, AHolderThatDiedLeavesTheOthersStuckUntilTheEnd) {
+  History h;
+  const int a = h.AddActor("A"), b = h.AddActor("B");
+  h.AddStep(seconds(0), a, OpType::kInvoke, OpF::kAcquire, "lock");
+  h.AddStep(seconds(1), a, OpType::kOk, OpF::kAcquire, "lock");
+  h.AddFault(seconds(2), OpF::kCrash, "A", a);
+  h.AddStep(seconds(3), b, OpType::kInvoke, OpF::kAcquire, "lock");
+  LivenessSpec spec;
+  spec.deadlock_after = seconds(60);
+  const LivenessResult r = CheckLiveness(h, seconds(100), spec, /*limiter=*/false);
+  EXPECT_TRUE(r.deadlock);
+  EXPECT_EQ(r.stuck_from, seconds(3));
+  EXPECT_EQ(r.stuck_to, seconds(100));
+  EXPECT_EQ(r.acquisitions, 1);
+  EXPECT_EQ(r.text, "nobody could acquire from 3s to 1m40s (1m37s, bound 1m00s)");
+  // The same stretch under a longer bound is no deadlock.
+  spec.deadlock_after = seconds(97);
+  EXPECT_FALSE(CheckLiveness(h, seconds(100), spec, false).deadlock);
+}
+
+TEST(Liveness, AClientThatGivesUpAndTriesAgainAtTheSameInstantNeverStopsWaiting) {
+  History h;
+  const int a = h.AddActor("A"), b = h.AddActor("B");
+  h.AddStep(seconds(0), a, OpType::kInvoke, OpF::kAcquire, "lock");
+  h.AddStep(seconds(0), a, OpType::kOk, OpF::kAcquire, "lock");
+  h.AddStep(seconds(1), b, OpType::kInvoke, OpF::kAcquire, "lock");
+  h.AddStep(seconds(5), a, OpType::kOk, OpF::kRelease, "lock");
+  h.AddStep(seconds(6), b, OpType::kFail, OpF::kAcquire, "lock");
+  h.AddStep(seconds(6), b, OpType::kInvoke, OpF::kAcquire, "lock");
+  h.AddStep(seconds(8), b, OpType::kOk, OpF::kAcquire, "lock");
+  const LivenessResult r = CheckLiveness(h, seconds(10), LivenessSpec{}, false);
+  EXPECT_FALSE(r.deadlock);
+  // Stuck from A's release (5 s) to B's acquisition (8 s), not cut at 6 s.
+  EXPECT_EQ(r.stuck_from, seconds(5));
+  EXPECT_EQ(r.stuck_to, seconds(8));
+}
+
+TEST(Liveness, AbortedExecsWhileAcquiringPastTheBoundAreDegraded) {
+  History h;
+  const int a = h.AddActor("A");
+  h.AddStep(seconds(0), a, OpType::kInvoke, OpF::kAcquire, "lock");
+  for (int i = 0; i < 3; ++i) {
+    h.AddCommand(seconds(1 + i), a, 0, {"exec"});  // any case
+    h.AddReply(seconds(1 + i), a, OpType::kOk, 0, Reply::Nil());
+  }
+  // An EXEC that went through, and a nil GET: neither is an abort.
+  h.AddCommand(seconds(5), a, 0, {"GET", "lock"});
+  h.AddReply(seconds(5), a, OpType::kOk, 0, Reply::Nil());
+  h.AddCommand(seconds(6), a, 0, {"EXEC"});
+  h.AddReply(seconds(6), a, OpType::kOk, 0, Reply::Array({Reply::Ok()}));
+  h.AddStep(seconds(6), a, OpType::kOk, OpF::kAcquire, "lock");
+  LivenessSpec spec;
+  spec.max_retries_per_acquisition = 2.5;
+  const LivenessResult r = CheckLiveness(h, seconds(10), spec, false);
+  EXPECT_EQ(r.aborted_transactions, 3);
+  EXPECT_EQ(r.acquisitions, 1);
+  EXPECT_TRUE(r.degraded);
+  EXPECT_EQ(r.text, "3 aborted transaction(s) for 1 acquisition(s): 3.00 per acquisition (bound 2.50)");
+  spec.max_retries_per_acquisition = 3;
+  EXPECT_FALSE(CheckLiveness(h, seconds(10), spec, false).degraded);
+}
+
+TEST(Liveness, ALimiterRefusingEveryRequestPastTheBoundIsDeadlocked) {
+  History h;
+  const int a = h.AddActor("A");
+  h.AddNumber(seconds(0), a, OpType::kOk, OpF::kAdmit, 1);
+  for (int i = 1; i <= 70; ++i) h.AddNumber(seconds(i), a, OpType::kFail, OpF::kAdmit, 11);
+  const LivenessResult r = CheckLiveness(h, seconds(100), LivenessSpec{}, /*limiter=*/true);
+  EXPECT_TRUE(r.deadlock);
+  EXPECT_EQ(r.stuck_from, seconds(1));
+  EXPECT_EQ(r.stuck_to, seconds(70));
+  EXPECT_EQ(r.text.rfind("every request refused from 1s to 1m10s", 0), 0u) << r.text;
+}
+
+}  // namespace
+}  // namespace locksim
