@@ -9,7 +9,7 @@ JOBS ?= 2
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-browser build demo test test-long test-asan bench screenshot clean
+.PHONY: all deps deps-browser build demo test test-long test-asan bench screenshot install package clean
 
 all: build
 
@@ -70,6 +70,17 @@ bench: build
 # Chromium from `locksim compare` over the bundled scenarios.
 screenshot: deps-browser build
 	@bash tests/reports/report_browser_test.sh $(BUILD)/locksim . docs/report.png
+
+# Installs locksim under PREFIX (default /usr/local): bin/locksim, its clock
+# shim in lib/locksim, the adapters, bundled scenarios and schemas in
+# share/locksim.
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD) --prefix $(PREFIX)
+
+# A Debian package of the same, in $(BUILD): locksim_<version>_amd64.deb.
+package: build
+	@cd $(BUILD) && cpack -G DEB
 
 clean:
 	rm -rf build build-asan

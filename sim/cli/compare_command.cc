@@ -17,6 +17,7 @@
 #include "sim/cli/options.h"
 #include "sim/cli/terminal.h"
 #include "sim/core/errors.h"
+#include "sim/core/resources.h"
 #include "sim/run/compare.h"
 
 namespace locksim {
@@ -60,7 +61,8 @@ int CompareCommand(const std::vector<std::string>& args) {
   cl.Add()("algorithms", po::value(&algorithms)->multitoken(),
            "comma-separated algorithm ids, or all (default: all)")(
       "scenarios", po::value(&scenarios)->multitoken(),
-      "scenario files or folders (default: scenarios)")(
+      "scenario files or folders (default: ./scenarios if there is one, else the bundled "
+      "scenarios)")(
       "seeds", po::value(&seeds)->default_value("1"),
       "seeds per cell: the scenario's seed, seed+1, ... (the cell shows the worst)")(
       "out", po::value(&out_dir)->default_value("out"), "folder for the four files")(
@@ -70,8 +72,11 @@ int CompareCommand(const std::vector<std::string>& args) {
 
   CompareOptions options;
   options.algorithms = SplitList(algorithms, "--algorithms");
+  std::error_code ec;
   options.scenario_paths =
-      scenarios.empty() ? std::vector<std::string>{"scenarios"} : SplitList(scenarios, "--scenarios");
+      !scenarios.empty() ? SplitList(scenarios, "--scenarios")
+      : std::filesystem::is_directory("scenarios", ec) ? std::vector<std::string>{"scenarios"}
+                                                       : std::vector<std::string>{DataPath("scenarios")};
   options.seeds = static_cast<int>(ParseIntOption("--seeds", seeds, 1, 10000));
   options.run = backend.ToRunOptions();
   const std::filesystem::path dir = EnsureFolder(out_dir, "--out");

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sim/core/errors.h"
+#include "sim/core/resources.h"
 
 namespace locksim {
 namespace {
@@ -57,7 +58,7 @@ AdapterLock::AdapterLock(World& world, AdapterHost& host, int process, std::stri
   if (!program_override.empty()) {
     argv.push_back(program_override);
   } else {
-    script = std::string(LOCKSIM_SOURCE_DIR) + "/" + std::string(program.script);
+    script = DataPath(std::string(program.script));
     if (!program.interpreter.empty()) argv.emplace_back(program.interpreter);
     for (std::string_view a : program.interpreter_args) argv.emplace_back(a);
     argv.push_back(script);

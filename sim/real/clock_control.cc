@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "sim/core/errors.h"
+#include "sim/core/resources.h"
 
 namespace locksim {
 
@@ -49,6 +50,6 @@ void ClockControl::Move(Nanos offset, int64_t drift_ppm) {
   Write(offset.count(), 0, drift_ppm, int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec);
 }
 
-std::string ClockControl::ShimPath() { return LOCKSIM_CLOCKSHIM_PATH; }
+std::string ClockControl::ShimPath() { return ClockShimPath(); }
 
 }  // namespace locksim
