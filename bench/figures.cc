@@ -88,9 +88,7 @@ RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string
 
 double ExploreSeedsPerSecond(const std::string& algorithm, const std::string& faults,
                              uint64_t seeds, int jobs) {
-  ExploreSpec spec;
-  spec.algorithm = algorithm;
-  spec.faults = ParseFaultClasses(faults, "faults");
+  const ExploreSpec spec = MakeExploreSpec(algorithm, ParseFaultClasses(faults, "faults"));
   SeedPlan plan;
   plan.count = seeds;
   const auto start = std::chrono::steady_clock::now();

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "sim/check/lease.h"
+
 namespace locksim {
 namespace {
 
@@ -19,32 +21,12 @@ ojson OpToJson(const History& h, const Op& op) {
   return j;
 }
 
-// How long the lease of `thread` still had to run on each node when it
-// entered its critical section at history index `at`, from the nodes'
-// state ops: its key's expiry, or the moment someone else removed or
-// replaced it. Negative: the key was already gone when the work started
-// (seed 003's pause during acquisition).
-ojson LeaseAtEntry(const History& h, int thread, int64_t at) {
+// ns of lease left per node when the work began (null: no TTL), by node
+// name.
+ojson LeaseJson(const History& h, int thread, int64_t at) {
   ojson out = ojson::object();
-  if (at < 0) return out;
-  const int owner = h.owner(thread);
-  const Nanos entry = h.ops()[at].time;
-  std::map<int, Nanos> lease_end;  // node actor -> end of the thread's lease
-  for (int64_t i = 0; i < at; ++i) {
-    const Op& op = h.ops()[i];
-    if (op.f != OpF::kState) continue;
-    const KeyState& state = h.state(op);
-    const bool mine = op.subject >= 0 && h.owner(op.subject) == owner && state.present;
-    if (mine) {
-      lease_end[op.actor] =
-          state.pttl_ms ? op.time + std::chrono::milliseconds(*state.pttl_ms) : Nanos::max();
-    } else if (op.type == OpType::kOk) {
-      auto it = lease_end.find(op.actor);
-      if (it != lease_end.end() && it->second > op.time) it->second = op.time;
-    }
-  }
-  for (const auto& [node, end] : lease_end) {
-    out[h.name(node)] = end == Nanos::max() ? ojson(nullptr) : ojson((end - entry).count());
+  for (const NodeLease& l : LeaseAtEntry(h, thread, at)) {
+    out[h.name(l.node)] = l.left ? ojson(l.left->count()) : ojson(nullptr);
   }
   return out;
 }
@@ -61,7 +43,7 @@ ojson SectionToJson(const History& h, const CriticalSection& s) {
   j["enter_index"] = s.enter_index;
   j["exit_index"] = s.exit_index;
   // ns of lease left per node when the work began (null: no TTL).
-  j["lease_left_at_entry"] = LeaseAtEntry(h, s.process, s.enter_index);
+  j["lease_left_at_entry"] = LeaseJson(h, s.process, s.enter_index);
   return j;
 }
 

@@ -35,25 +35,34 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
     }
     open = false;
   };
-  // Limiter: refused since the last admission.
+  // Limiter: refused from the first refused request after an admission to
+  // the last one before the next, each counted from the moment it was
+  // asked: a client paused with a refusal on its way asked nothing
+  // meanwhile.
   std::optional<Nanos> refused_since;
   Nanos last_refused{0};
+  std::map<int, Nanos> asked;  // thread -> when its pending request was sent
   const std::vector<Op>& ops = history.ops();
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     const Nanos t = op.time;
     if (limiter) {
-      if (op.f != OpF::kAdmit || op.type == OpType::kInvoke) continue;
+      if (op.f != OpF::kAdmit) continue;
+      if (op.type == OpType::kInvoke) {
+        asked[op.actor] = t;
+        continue;
+      }
+      const Nanos at = asked[op.actor];
       if (op.type == OpType::kOk) {
         if (refused_since) {
           start(*refused_since);
-          close(t);
+          close(last_refused);
         }
         refused_since.reset();
         ++r.acquisitions;
       } else {
-        if (!refused_since) refused_since = t;
-        last_refused = t;
+        if (!refused_since) refused_since = at;
+        last_refused = std::max(last_refused, at);
       }
       continue;
     }

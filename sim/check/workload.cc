@@ -127,13 +127,22 @@ WorkloadEffect CheckWorkload(const History& history, const WorkloadSpec& spec) {
 WorkloadEffect CheckLimiter(const History& history, int64_t limit, Nanos window,
                             Nanos tolerance) {
   WorkloadEffect e;
-  std::vector<std::pair<Nanos, int64_t>> admitted;  // (time, count), in time order
+  // An admission ran on Redis at some moment between its request and its
+  // answer: both are kept, and only what certainly fell in a window counts.
+  struct Admission {
+    Nanos asked{0};
+    Nanos answered{0};
+    int64_t count = 0;
+  };
+  std::vector<Admission> admitted;  // in the order of their answers
+  std::map<int, Nanos> asked;       // actor -> its pending request's time
   int64_t refused = 0;
   std::map<int, bool> expire_owed;  // actor -> INCR returned 1, no EXPIRE yet
   std::map<int, bool> incr_pending;
   for (const Op& op : history.ops()) {
+    if (op.f == OpF::kAdmit && op.type == OpType::kInvoke) asked[op.actor] = op.time;
     if (op.f == OpF::kAdmit && op.type == OpType::kOk) {
-      admitted.push_back({op.time, history.number(op)});
+      admitted.push_back({asked[op.actor], op.time, history.number(op)});
     }
     if (op.f == OpF::kAdmit && op.type == OpType::kFail) ++refused;
     if (op.f != OpF::kRedis) continue;
@@ -146,20 +155,23 @@ WorkloadEffect CheckLimiter(const History& history, int64_t limit, Nanos window,
       if (history.reply(op).IsInteger(1)) expire_owed[op.actor] = true;
     }
   }
-  // Two pointers over the admissions: for each window start, count what
-  // was admitted before it ended.
+  // A window opens with the admission that counted 1 (it ran no earlier
+  // than its request) and lasts `window`; the admissions that certainly ran
+  // inside it were asked for after that one was answered and answered
+  // before the window could end. A reply that took long (a lost packet
+  // resent) is not counted in a window it may not belong to.
   int64_t worst = 0;
   Nanos worst_at{0};
-  size_t end = 0;
   for (size_t i = 0; i < admitted.size(); ++i) {
-    if (admitted[i].second != 1) continue;
-    const Nanos until = admitted[i].first + window - tolerance;
-    end = std::max(end, i);
-    while (end < admitted.size() && admitted[end].first < until) ++end;
-    const int64_t n = static_cast<int64_t>(end - i);
+    if (admitted[i].count != 1) continue;
+    const Nanos until = admitted[i].asked + window - tolerance;
+    int64_t n = 1;
+    for (size_t j = i + 1; j < admitted.size() && admitted[j].answered < until; ++j) {
+      if (admitted[j].asked >= admitted[i].answered) ++n;
+    }
     if (n > worst) {
       worst = n;
-      worst_at = admitted[i].first;
+      worst_at = admitted[i].answered;
     }
   }
   if (worst > limit) {

@@ -65,7 +65,11 @@ void PrintKinds(const ExploreResult& r, const KindTallies& kinds, const fs::path
   if (r.plan.shard_count > 1) {
     std::cout << " (shard " << r.plan.shard_index << "/" << r.plan.shard_count << ")";
   }
-  std::cout << ", " << r.runs << " runs, " << r.violating << " with a violation\n";
+  std::cout << ", " << r.runs << " runs, " << r.violating << " with a finding\n";
+  // The most frequent kinds; the rest are in summary.json.
+  constexpr size_t kShown = 12;
+  const size_t more = summary["kinds"].size() > kShown ? summary["kinds"].size() - kShown : 0;
+  if (more > 0) summary["kinds"].erase(summary["kinds"].begin() + kShown, summary["kinds"].end());
   int width = 4;
   for (const auto& k : summary["kinds"]) {
     width = std::max(width, static_cast<int>(k["kind"].get<std::string>().size()));
@@ -82,6 +86,7 @@ void PrintKinds(const ExploreResult& r, const KindTallies& kinds, const fs::path
                 static_cast<long long>(faults), faults == 1 ? "" : "s",
                 s["duration"].get<std::string>().c_str());
   }
+  if (more > 0) std::printf("  ... and %zu more kind(s) in summary.json\n", more);
   std::fflush(stdout);
   std::cout << "wrote " << (dir / "summary.json").string() << " and " << r.violating
             << " file(s) in " << (dir / "findings").string() << "\n";
@@ -117,8 +122,9 @@ int ExploreCommand(const std::vector<std::string>& args) {
       "DIR/summary.json groups the findings by kind. Exit 0: no violation; 1: some.");
   cl.Add()("algorithm", po::value(&algorithm), "lock algorithm id (locksim list)")(
       "faults", po::value(&faults)->default_value("all"),
-      "fault classes to generate: pause, clock, crash, failover, partition, expire, "
-      "delay, drop (comma-separated), or all")(
+      "fault classes to generate (comma-separated): none, pause, client-clock, node-clock, "
+      "client-crash, node-crash, failover, partition, delay-drop, expire; clock, crash, delay "
+      "and drop name their pairs; all names every class")(
       "seeds", po::value(&seeds), "how many seeds: first-seed .. first-seed+N-1 (default 100)")(
       "time", po::value(&time_limit),
       "instead of --seeds: start seeds for this many wall-clock seconds (not reproducible "
@@ -133,18 +139,7 @@ int ExploreCommand(const std::vector<std::string>& args) {
       "quiet,q", po::bool_switch(&quiet), "no table, no progress line");
   if (!cl.Parse(args)) return kExitSafe;
   if (algorithm.empty()) throw InputError("locksim explore: missing --algorithm (locksim list)");
-  const AlgorithmInfo* algo = FindAlgorithm(algorithm);
-  if (algo == nullptr) {
-    throw InputError("--algorithm: unknown algorithm \"" + algorithm + "\" (known: " +
-                     AlgorithmIds() + ")");
-  }
-  if (algo->is_limiter()) {
-    throw InputError("--algorithm: " + algorithm +
-                     " is a rate limiter; explore searches locks for mutual-exclusion violations");
-  }
-  ExploreSpec spec;
-  spec.algorithm = algorithm;
-  spec.faults = ParseFaultClasses(faults, "--faults");
+  const ExploreSpec spec = MakeExploreSpec(algorithm, ParseFaultClasses(faults, "--faults"));
   SeedPlan plan;
   plan.first = static_cast<uint64_t>(
       ParseIntOption("--first-seed", first_seed, 0, INT64_MAX / 2));
@@ -205,7 +200,7 @@ int ExploreCommand(const std::vector<std::string>& args) {
   // Wall time: on stderr only, never in DIR.
   const double elapsed = progress.Elapsed();
   if (first_violation) {
-    std::fprintf(stderr, "first violation after %.3fs wall time (seed %llu)\n",
+    std::fprintf(stderr, "first finding after %.3fs wall time (seed %llu)\n",
                  *first_violation, static_cast<unsigned long long>(first_seed_found));
   }
   std::fprintf(stderr, "%lld seeds in %.3fs wall time (%.0f seeds/s, %d jobs)\n",

@@ -15,6 +15,7 @@
 #include "sim/core/random.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
+#include "sim/check/lease.h"
 #include "sim/explore/shrink.h"
 
 namespace locksim {
@@ -28,135 +29,59 @@ using std::chrono::milliseconds;
 // fixpoint in most cases.
 constexpr int kShrinkBudget = 600;
 
-// Generation draws from its own stream, apart from the run's (which the
-// virtual world seeds with the same seed): "explore" in ASCII.
-constexpr uint64_t kGenerationSalt = 0x6578706c6f7265ULL;
-
-std::string Ms(int64_t ms) { return FormatDuration(milliseconds(ms)); }
-
 std::string Join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
   for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
   return out;
 }
 
-// What one seed's scenario is made of: the names the faults can aim at.
-struct Cast {
-  std::vector<std::string> clients;
-  std::vector<std::string> masters;
-  int64_t ttl_ms = 0;
-};
-
-std::string Pick(Random& rng, const std::vector<std::string>& from) {
-  return from[rng.Uniform(from.size())];
-}
-
-// A fault fires at a time, or on an event of a client (right after it
-// acquired, entered, left its section, began releasing, or got its n-th
-// reply), which lands faults where locks are fragile far more often than a
-// time drawn blindly.
-void AddTiming(ojson& fault, Random& rng, const Cast& cast, const std::string& target_client) {
-  if (fault.contains("process") && target_client.empty() && rng.Uniform(4) != 0) {
-    // A fault of a Redis node matters while someone holds the lock there:
-    // mostly shortly after a client acquired it.
-    ojson on;
-    on["process"] = Pick(rng, cast.clients);
-    on["event"] = "acquired";
-    on["after"] = Ms(rng.Between(0, cast.ttl_ms / 2));
-    fault["on"] = on;
-    return;
+// What the workload's broken invariant cost, as a token.
+std::string EffectToken(const RunResult& r) {
+  if (r.limiter) return r.effect.safety_holds ? "counter-without-ttl" : "over-limit";
+  switch (r.scenario.workload.type) {
+    case WorkloadSpec::Type::kInventory: return "oversold";
+    case WorkloadSpec::Type::kTokenRefresh: return "double-refresh";
+    case WorkloadSpec::Type::kScheduledJob: return "double-run";
+    default: return "lost-update";
   }
-  if (rng.Uniform(2) == 0) {
-    fault["at"] = Ms(rng.Between(0, 200) * 100);
-    return;
-  }
-  static constexpr const char* kEvents[] = {"acquired", "enter", "exit", "release", "reply"};
-  ojson on;
-  on["process"] = !target_client.empty() && rng.Uniform(4) != 0
-                      ? target_client
-                      : cast.clients[rng.Uniform(cast.clients.size())];
-  const std::string event = kEvents[rng.Uniform(std::size(kEvents))];
-  on["event"] = event;
-  if (event == "reply") on["count"] = rng.Between(1, 4);
-  if (rng.Uniform(2) == 0) on["after"] = Ms(rng.Between(1, 20) * 100);
-  fault["on"] = on;
 }
 
-// A duration from 100ms up to `times_ttl` TTLs, in steps of 100ms.
-std::string UpToTtl(Random& rng, const Cast& cast, int64_t times_ttl) {
-  return Ms(rng.Between(1, std::max<int64_t>(1, times_ttl * cast.ttl_ms / 100)) * 100);
-}
-
-ojson GenerateFault(const std::string& type, Random& rng, const Cast& cast) {
-  ojson f;
-  f["type"] = type;
-  std::string target_client;
-  auto client_or_node = [&](int node_percent) {
-    if (static_cast<int>(rng.Uniform(100)) < node_percent) {
-      f["process"] = Pick(rng, cast.masters);
-    } else {
-      target_client = Pick(rng, cast.clients);
-      f["process"] = target_client;
-    }
-  };
-  auto link = [&]() {
-    f["between"] = ojson::array({ojson::array({Pick(rng, cast.clients)}),
-                                 ojson::array({Pick(rng, cast.masters)})});
-  };
-  if (type == "pause") {
-    client_or_node(20);
-    f["duration"] = UpToTtl(rng, cast, 3);
-  } else if (type == "clock") {
-    client_or_node(50);
-    const char sign = rng.Uniform(4) == 0 ? '-' : '+';
-    if (target_client.empty()) {
-      f["jump"] = sign + UpToTtl(rng, cast, 3);  // a node's NTP step (F9)
-    } else {
-      f["offset"] = sign + UpToTtl(rng, cast, 2);  // a client's skew (F4)
-    }
-  } else if (type == "crash") {
-    client_or_node(50);
-    if (rng.Uniform(5) != 0) f["restart_after"] = Ms(rng.Between(0, 2 * cast.ttl_ms / 100) * 100);
-  } else if (type == "failover") {
-    f["process"] = Pick(rng, cast.masters);
-  } else if (type == "partition") {
-    link();
-    f["duration"] = UpToTtl(rng, cast, 3);
-  } else if (type == "expire") {
-    if (cast.masters.size() > 1 && rng.Uniform(2) == 0) f["process"] = Pick(rng, cast.masters);
-    if (rng.Uniform(3) == 0) f["ttl"] = Ms(rng.Between(1, cast.ttl_ms));
-  } else if (type == "delay") {
-    link();
-    f["latency"] = UpToTtl(rng, cast, 2);
-    f["duration"] = UpToTtl(rng, cast, 3);
-  } else if (type == "drop") {
-    link();
-    f["loss_percent"] = rng.Between(10, 90);
-    f["duration"] = UpToTtl(rng, cast, 3);
-  }
-  AddTiming(f, rng, cast, target_client);
-  return f;
-}
-
-// The violation tokens of a run, sorted.
+// The tokens of a run's outcome, sorted (explore.h); empty when safe.
 std::vector<std::string> Signature(const RunResult& r) {
   std::set<std::string> tokens;
   for (const Violation& v : r.check.violations) {
-    tokens.insert(v.kind == ViolationKind::kForeignWrite
-                      ? "foreign-write-" + ForeignWriteCommand(r.history, v)
-                      : std::string(ViolationKindName(v.kind)));
+    if (v.kind == ViolationKind::kForeignWrite) {
+      tokens.insert("foreign-write-" + ForeignWriteCommand(r.history, v));
+      continue;
+    }
+    tokens.insert(std::string(ViolationKindName(v.kind)));
+    for (const CriticalSection* s : {&v.first, &v.second}) {
+      if (EnteredAfterItsLease(r.history, s->process, s->enter_index)) tokens.insert("late-entry");
+    }
   }
-  if (!r.effect.holds) tokens.insert("lost-update");
+  if (!r.effect.holds) tokens.insert(EffectToken(r));
+  if (tokens.empty() || !r.violated()) {
+    if (r.verdict() == Verdict::kDeadlock) tokens.insert("deadlock");
+    if (r.verdict() == Verdict::kDegraded) tokens.insert("degraded");
+  }
+  if (r.verdict() == Verdict::kSafe) return {};
   return {tokens.begin(), tokens.end()};
 }
 
 // The contract a client keeps with its lock, within which explore looks
 // for violations: a lease of at least 100ms (Redlock's drift allowance is
-// 2ms plus 1%: far below that it leaves no validity at all), and work that
-// takes at most 80% of it. A hold longer than the lease is a usage bug, not
-// the lock's, so neither generation nor shrinking goes there.
+// 2ms plus 1%: far below that it leaves no validity at all), work that
+// takes at most 80% of it, and a socket timeout on a link that loses
+// messages (without one a lost reply hangs its client for ever, whatever
+// the lock). A hold longer than the lease is a usage bug, not the lock's,
+// so neither generation nor shrinking goes there.
 constexpr Nanos kMinTtl = milliseconds(100);
-bool KeepsLeaseContract(const Scenario& s) {
+bool KeepsContract(const Scenario& s) {
+  if (s.network.timeout == Nanos{0}) {
+    for (const FaultSpec& f : s.faults) {
+      if (f.type == FaultSpec::Type::kDrop) return false;
+    }
+  }
   if (!s.lock.ttl) return true;
   if (*s.lock.ttl < kMinTtl) return false;
   for (const ClientSpec& c : s.clients) {
@@ -165,23 +90,42 @@ bool KeepsLeaseContract(const Scenario& s) {
   return true;
 }
 
-// The fault classes of a kind: those of --faults, with a pause, clock or
-// crash of a Redis node told apart from one of a client ("node-pause"):
-// a client's pause is F1, a node's clock jump F9, a node's restart F8.
+// The fault classes of a kind: those of the faults left, with a pause of a
+// Redis node told apart from a client's ("node-pause"), and a clock fault
+// or a crash named by what it hit.
 std::vector<std::string> KindFaultClasses(const ojson& doc, const std::vector<std::string>& nodes) {
   std::set<std::string> classes;
   for (const ojson& fault : doc["faults"]) {
     const std::string type = fault["type"].get<std::string>();
-    const std::string process = fault.value("process", "");
-    const bool on_node = std::find(nodes.begin(), nodes.end(), process) != nodes.end();
-    const bool split = type == "pause" || type == "clock" || type == "crash";
-    classes.insert(split && on_node ? "node-" + type : type);
+    const bool on_node = std::find(nodes.begin(), nodes.end(), fault.value("process", "")) != nodes.end();
+    if (type == "pause") {
+      classes.insert(on_node ? "node-pause" : "pause");
+    } else if (type == "clock" || type == "crash") {
+      classes.insert((on_node ? "node-" : "client-") + type);
+    } else if (type == "delay" || type == "drop") {
+      classes.insert("delay-drop");
+    } else {
+      classes.insert(type);
+    }
   }
   std::vector<std::string> out;
-  for (const std::string& k : ExploreFaultClasses()) {
+  for (const std::string& k : FaultClasses()) {
+    if (k == "pause" && classes.contains("node-pause")) out.push_back("node-pause");
     if (classes.contains(k)) out.push_back(k);
-    if (classes.contains("node-" + k)) out.push_back("node-" + k);
   }
+  return out;
+}
+
+// What a shrunk scenario still needs of its shape besides faults.
+std::vector<std::string> Features(const ojson& doc) {
+  std::vector<std::string> out;
+  bool reenter = false, threads = false;
+  for (const ojson& c : doc["clients"]) {
+    reenter = reenter || c.value("reenter", false);
+    threads = threads || c.value("threads", int64_t{1}) > 1;
+  }
+  if (reenter) out.push_back("reenter");
+  if (threads) out.push_back("threads");
   return out;
 }
 
@@ -204,103 +148,6 @@ Nanos DurationOf(const ojson& doc) {
 
 }  // namespace
 
-const std::vector<std::string>& ExploreFaultClasses() {
-  static const std::vector<std::string> kClasses = {"pause",     "clock",  "crash", "failover",
-                                                    "partition", "expire", "delay", "drop"};
-  return kClasses;
-}
-
-std::vector<std::string> ParseFaultClasses(const std::string& text, const std::string& option) {
-  const std::vector<std::string>& known = ExploreFaultClasses();
-  std::set<std::string> asked;
-  std::stringstream ss(text);
-  std::string item;
-  bool any = false;
-  while (std::getline(ss, item, ',')) {
-    any = true;
-    const size_t a = item.find_first_not_of(" \t");
-    const size_t b = item.find_last_not_of(" \t");
-    const std::string name = a == std::string::npos ? "" : item.substr(a, b - a + 1);
-    if (name == "all") {
-      asked.insert(known.begin(), known.end());
-      continue;
-    }
-    if (std::find(known.begin(), known.end(), name) == known.end()) {
-      throw InputError(option + ": unknown fault class \"" + name + "\" (known: " +
-                       Join(known, ", ") + ", or all)");
-    }
-    asked.insert(name);
-  }
-  if (!any) throw InputError(option + ": no fault class given (known: " + Join(known, ", ") + ")");
-  std::vector<std::string> out;
-  for (const std::string& k : known) {
-    if (asked.contains(k)) out.push_back(k);
-  }
-  return out;
-}
-
-ojson GenerateScenario(const ExploreSpec& spec, uint64_t seed) {
-  Random rng(seed ^ kGenerationSalt);
-  const bool redlock = spec.algorithm == "redlock";
-  Cast cast;
-  cast.ttl_ms = rng.Between(10, 100) * 100;  // 1s .. 10s
-  const int nodes = redlock ? 3 : 1;
-  for (int i = 0; i < nodes; ++i) cast.masters.push_back("redis" + std::to_string(i));
-  const int64_t n_clients = rng.Between(2, 4);
-  for (int64_t i = 0; i < n_clients; ++i) cast.clients.push_back(std::string(1, char('A' + i)));
-
-  ojson doc;
-  doc["algorithm"] = spec.algorithm;
-  doc["seed"] = seed;
-  doc["duration"] = "1m";
-  if (nodes > 1) doc["nodes"] = nodes;
-  // Redlock gives up on a node that does not answer (redlock-rb's socket
-  // timeout); the single-node locks wait for ever, as their documents do.
-  if (redlock) doc["network"] = {{"timeout", "50ms"}};
-  doc["workload"] = {{"type", "counter"}};
-  doc["lock"] = {{"ttl", Ms(cast.ttl_ms)},
-                 {"retry_delay", Ms(rng.Between(1, 10) * 50)},
-                 {"acquire_timeout", "30s"}};
-  ojson clients = ojson::array();
-  for (const std::string& name : cast.clients) {
-    ojson c;
-    c["name"] = name;
-    c["start"] = Ms(rng.Between(0, 50) * 100);
-    // Within the lease (see KeepsLeaseContract): at most 80% of the TTL.
-    c["hold"] = Ms(rng.Between(1, std::max<int64_t>(1, cast.ttl_ms * 8 / 1000)) * 100);
-    c["iterations"] = rng.Between(1, 3);
-    const int64_t think = rng.Between(0, 10) * 100;
-    if (think > 0) c["think"] = Ms(think);
-    clients.push_back(c);
-  }
-  doc["clients"] = clients;
-  ojson faults = ojson::array();
-  bool failover = false;
-  if (!spec.faults.empty()) {
-    const int64_t n_faults = rng.Between(1, redlock ? 4 : 3);
-    for (int64_t i = 0; i < n_faults; ++i) {
-      const std::string type = Pick(rng, spec.faults);
-      failover = failover || type == "failover";
-      faults.push_back(GenerateFault(type, rng, cast));
-    }
-  }
-  if (failover) {
-    // A failover needs a replica to promote; replication is asynchronous.
-    ojson redis;
-    redis["replicas"] = 1;
-    redis["replication_lag"] = Ms(rng.Between(1, 100));
-    // Before "workload", as in the hand-written files.
-    ojson ordered;
-    for (auto& [k, v] : doc.items()) {
-      if (k == "workload") ordered["redis"] = redis;
-      ordered[k] = v;
-    }
-    doc = ordered;
-  }
-  doc["faults"] = faults;
-  return doc;
-}
-
 bool Shorter(const Finding& a, const Finding& b) {
   return std::tie(a.duration, a.clients, a.fault_count, a.iterations, a.seed) <
          std::tie(b.duration, b.clients, b.fault_count, b.iterations, b.seed);
@@ -318,7 +165,7 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
     } catch (const InputError&) {
       return std::nullopt;
     }
-    if (!KeepsLeaseContract(s)) return std::nullopt;
+    if (!KeepsContract(s)) return std::nullopt;
     return RunScenario(s, options);
   };
 
@@ -330,7 +177,7 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
     throw HarnessError("explore seed " + std::to_string(seed) +
                        ": generated a scenario the parser refuses: " + e.what());
   }
-  if (!first->violated()) return std::nullopt;
+  if (first->verdict() == Verdict::kSafe) return std::nullopt;
   const std::vector<std::string> signature = Signature(*first);
 
   // A fault whose trigger never fired did nothing; the saved file must not
@@ -347,7 +194,8 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
   }
   auto keeps = [&](const ojson& candidate) {
     std::optional<RunResult> r = run(candidate);
-    return r && r->violated() && r->unfired.empty() && Signature(*r) == signature;
+    return r && r->verdict() == first->verdict() && r->unfired.empty() &&
+           Signature(*r) == signature;
   };
   if (!keeps(doc)) {
     throw HarnessError("explore seed " + std::to_string(seed) +
@@ -359,10 +207,13 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
 
   Finding f;
   f.seed = seed;
+  f.verdict = VerdictName(result.verdict());
   f.violations = signature;
   f.fault_classes = KindFaultClasses(small, first->scenario.NodeNames());
+  const std::vector<std::string> features = Features(small);
   f.kind = Join(f.violations, "+") + "--" +
-           (f.fault_classes.empty() ? std::string("no-fault") : Join(f.fault_classes, "+"));
+           (f.fault_classes.empty() ? std::string("no-fault") : Join(f.fault_classes, "+")) +
+           (features.empty() ? "" : "--" + Join(features, "+"));
   f.file = "findings/" + f.kind + "-seed" + std::to_string(seed) + ".json";
   f.clients = static_cast<int64_t>(small["clients"].size());
   f.fault_count = static_cast<int64_t>(small["faults"].size());
@@ -379,7 +230,10 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
   for (const Violation& v : result.check.violations) {
     story += (story.empty() ? "" : "; ") + DescribeViolation(result, v);
   }
-  if (!result.effect.holds) story += "; " + Join(result.effect.sentences, "; ");
+  if (!result.effect.holds) story += (story.empty() ? "" : "; ") + Join(result.effect.sentences, "; ");
+  if (!result.violated() && !result.liveness.text.empty()) {
+    story += (story.empty() ? "" : "; ") + result.liveness.text;
+  }
   ojson out;
   out["name"] = "explore-" + spec.algorithm + "-seed" + std::to_string(seed);
   out["description"] =
@@ -420,7 +274,7 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
   const RunResult again = RunScenario(saved, replay);
   if (again.ExpectationMet() != true || Signature(again) != signature) {
     throw HarnessError("explore seed " + std::to_string(seed) + ": the shrunk scenario " + f.file +
-                       " does not replay to the same violation");
+                       " does not replay to the same outcome");
   }
   return f;
 }

@@ -1,18 +1,27 @@
-// Exploration: scenarios generated from seeds instead of written by hand.
-// Each seed gives one scenario (clients, timings, a counter workload and
-// random faults of the classes asked for), run on the virtual backend; a
-// run with a violation is shrunk (sim/explore/shrink.h) and becomes a finding: a
+// Exploration: scenarios generated from seeds instead of written by hand
+// (sim/explore/generate.h), run on the virtual backend; a run whose verdict
+// is not safe is shrunk (sim/explore/shrink.h) and becomes a finding: a
 // normal scenario file with an "expect" entry that `locksim run` replays to
-// the same violation.
+// the same outcome.
 //
-// A finding's kind is what broke and what it took: the violation tokens
-// (the checker's "mutual-exclusion", "foreign-write-<COMMAND>" for a write
-// over another holder's lock by that command, "lost-update" when the
-// counter workload lost an increment) and the fault classes left in the
-// shrunk scenario, where a pause, clock or crash of a Redis node is
-// "node-pause", "node-clock", "node-crash". F1 is mutual-exclusion with a
-// (client) pause, F2 adds foreign-write-DEL, F4 is foreign-write-GETSET
-// with a (client) clock fault, F9 needs a node-clock, F8 a node-crash.
+// A finding's kind is what went wrong and what it took, as
+// "<tokens>--<fault classes>[--<features>]":
+//   tokens    sorted: the checker's "mutual-exclusion", "foreign-write-<CMD>"
+//             (a write over another holder's lock by that command),
+//             "late-entry" (a client entered with its lease already gone,
+//             F10), the workload's cost ("lost-update", "oversold",
+//             "double-refresh", "double-run"), a rate limiter's
+//             "over-limit" and "counter-without-ttl", and, when nothing
+//             was violated, the liveness verdict: "deadlock" (F3, F15) or
+//             "degraded" (F11);
+//   classes   the fault classes left in the shrunk scenario, a pause of a
+//             Redis node as "node-pause" (FaultClasses()), "no-fault" when
+//             none is left;
+//   features  what the shrunk scenario still needs of its shape: "reenter"
+//             (a client re-entering its lock, F14), "threads".
+// F1 is mutual-exclusion with a pause, F2 adds foreign-write-DEL, F4 is
+// foreign-write-GETSET with a client-clock, F9 needs a node-clock, F8 a
+// node-crash.
 //
 // Everything here is a function of (algorithm, fault classes, seed): the
 // same seed gives the same finding, byte for byte, on any thread.
@@ -30,27 +39,14 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/time.h"
+#include "sim/explore/generate.h"
 
 namespace locksim {
 
-// The fault classes explore generates, in their canonical order.
-const std::vector<std::string>& ExploreFaultClasses();
-// "pause,clock" -> {"pause", "clock"} in canonical order, without repeats;
-// "all" -> every class. Throws InputError naming `option` for an unknown or
-// empty name.
-std::vector<std::string> ParseFaultClasses(const std::string& text, const std::string& option);
-
-struct ExploreSpec {
-  std::string algorithm;            // a lock, not a rate limiter
-  std::vector<std::string> faults;  // canonical order
-};
-
-// The scenario document (scenario-file JSON, no "expect") for one seed.
-nlohmann::ordered_json GenerateScenario(const ExploreSpec& spec, uint64_t seed);
-
 struct Finding {
   uint64_t seed = 0;
-  std::string kind;                         // slug: "<violations>--<faults>"
+  std::string kind;                         // slug: "<tokens>--<faults>[--<features>]"
+  std::string verdict;                      // "violated", "deadlock" or "degraded"
   std::vector<std::string> violations;      // sorted tokens
   std::vector<std::string> fault_classes;   // canonical order, "node-" split out
   std::string file;                         // "findings/<kind>-seed<N>.json"

@@ -30,6 +30,7 @@ class Shrinker {
       DropFaults();
       DropClients();
       FewerIterations();
+      SimplerShapes();
       ShorterDurations();
       if (stats_->accepted == before || Exhausted()) break;
     }
@@ -92,6 +93,25 @@ class Shrinker {
     for (size_t i = doc_["clients"].size(); i-- > 0;) {
       if (doc_["clients"].size() <= 1) return;
       Try(WithoutClient(doc_, i));
+    }
+  }
+
+  // A client's shape: one thread instead of several, no re-entry, no
+  // replica, no socket timeout: each kept only if the outcome needs it.
+  void SimplerShapes() {
+    for (size_t i = 0; i < doc_["clients"].size(); ++i) {
+      for (const char* field : {"threads", "reenter"}) {
+        if (!doc_["clients"][i].contains(field)) continue;
+        ojson candidate = doc_;
+        candidate["clients"][i].erase(field);
+        Try(candidate);
+      }
+    }
+    for (const char* section : {"redis", "network"}) {
+      if (!doc_.contains(section)) continue;
+      ojson candidate = doc_;
+      candidate.erase(section);
+      Try(candidate);
     }
   }
 

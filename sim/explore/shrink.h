@@ -9,7 +9,9 @@
 //   1. drop a fault;
 //   2. drop a client (and the faults that name it);
 //   3. fewer iterations of a client;
-//   4. shorter durations: the run, the lock's TTL, each client's start,
+//   4. a simpler shape: a client's "threads" and "reenter", the "redis"
+//      section (replicas, persistence) and the "network" one dropped;
+//   5. shorter durations: the run, the lock's TTL, each client's start,
 //      hold and think, each fault's time, trigger delay, length, restart
 //      delay, latency, and clock offset or jump, each moved toward its
 //      floor (0, or 1ms where 0 is not allowed) by halving steps, in whole

@@ -17,6 +17,9 @@ namespace locksim {
 // The names a fault may aim at: the scenario's clients and Redis nodes.
 struct Names {
   std::set<std::string> clients;
+  // The threads of clients with several, as histories name them ("A.1",
+  // "A.2"): an expectation's overlap may be between two of them.
+  std::set<std::string> threads;
   std::vector<std::string> nodes;
   bool IsNode(const std::string& n) const {
     return std::find(nodes.begin(), nodes.end(), n) != nodes.end();

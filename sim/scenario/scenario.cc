@@ -208,6 +208,9 @@ ClientSpec ParseClient(const json& j, const std::string& path, const std::string
   }
   c.Integer("iterations", &spec.iterations, 0, INT64_MAX);
   c.Integer("threads", &spec.threads, 1, 64);
+  if (spec.threads > 1) {
+    for (int64_t t = 1; t <= spec.threads; ++t) known->threads.insert(spec.name + "." + std::to_string(t));
+  }
   c.Duration("hold", &spec.hold);
   c.Duration("think", &spec.think);
   c.Bool("reenter", &spec.reenter);
@@ -247,9 +250,13 @@ Expectation ParseExpectation(const json& value, const std::string& label, const 
       if (!p.is_string()) r.Fail(ppath, "expected a string \"A/B\", got " + TypeName(p));
       std::string pair = p.get<std::string>();
       size_t slash = pair.find('/');
-      if (slash == std::string::npos || !known.clients.contains(pair.substr(0, slash)) ||
-          !known.clients.contains(pair.substr(slash + 1))) {
-        r.Fail(ppath, "expected two client names \"A/B\", got \"" + pair + "\"");
+      auto named = [&](const std::string& n) {
+        return known.clients.contains(n) || known.threads.contains(n);
+      };
+      if (slash == std::string::npos || !named(pair.substr(0, slash)) ||
+          !named(pair.substr(slash + 1))) {
+        r.Fail(ppath, "expected two client (or thread: \"A.1\") names \"A/B\", got \"" +
+                          pair + "\"");
       }
       x.overlaps.push_back(pair);
     });

@@ -133,7 +133,14 @@ VirtualWorld::Conn& VirtualWorld::ConnOf(int actor, int physical) {
 
 void VirtualWorld::Abandon(int actor, int node) {
   ++GenerationOf(actor, node);
+  const int client = static_cast<size_t>(actor) < client_of_.size() ? client_of_[actor] : -1;
   for (int physical : groups_[node].members) {
+    // The next connection is a new TCP stream: what the closed one still
+    // had to resend (a lost segment, backing off) no longer holds it up.
+    if (client >= 0) {
+      link_last_.erase(LinkKey(client, nodes_[physical].process));
+      link_last_.erase(LinkKey(nodes_[physical].process, client));
+    }
     Conn& c = ConnOf(actor, physical);
     if (!c.open) continue;
     if (c.epoch == nodes_[physical].epoch) nodes_[physical].redis->Disconnect(c.id);
@@ -246,6 +253,8 @@ void VirtualWorld::FreeMessage(uint32_t id) {
 }
 
 void VirtualWorld::Send(int client, int actor, int node, Command cmd, ReplySink* sink) {
+  if (client_of_.size() <= static_cast<size_t>(actor)) client_of_.resize(actor + 1, -1);
+  client_of_[actor] = client;
   const uint32_t id = NewMessage();
   Message& m = messages_[id];
   m.client = client;

@@ -157,6 +157,9 @@ class VirtualWorld : public World {
   // By client thread, then group: the connection generation, bumped when
   // the client abandons the connection, which drops what is in flight on it.
   std::vector<std::vector<int>> generations_;
+  // actor -> the client process it sends from (set by Send), so that a
+  // connection closed by a timeout can leave its stream behind.
+  std::vector<int> client_of_;
   std::vector<std::string> watched_;
   // What Observe last saw of a watched key on a node (`looked`: it has
   // looked at least once).

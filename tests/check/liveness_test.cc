@@ -76,13 +76,35 @@ TEST(Liveness, AbortedExecsWhileAcquiringPastTheBoundAreDegraded) {
 TEST(Liveness, ALimiterRefusingEveryRequestPastTheBoundIsDeadlocked) {
   History h;
   const int a = h.AddActor("A");
+  h.AddStep(seconds(0), a, OpType::kInvoke, OpF::kAdmit, "lock");
   h.AddNumber(seconds(0), a, OpType::kOk, OpF::kAdmit, 1);
-  for (int i = 1; i <= 70; ++i) h.AddNumber(seconds(i), a, OpType::kFail, OpF::kAdmit, 11);
+  for (int i = 1; i <= 70; ++i) {
+    h.AddStep(seconds(i), a, OpType::kInvoke, OpF::kAdmit, "lock");
+    h.AddNumber(seconds(i), a, OpType::kFail, OpF::kAdmit, 11);
+  }
   const LivenessResult r = CheckLiveness(h, seconds(100), LivenessSpec{}, /*limiter=*/true);
   EXPECT_TRUE(r.deadlock);
   EXPECT_EQ(r.stuck_from, seconds(1));
   EXPECT_EQ(r.stuck_to, seconds(70));
   EXPECT_EQ(r.text.rfind("every request refused from 1s to 1m10s", 0), 0u) << r.text;
+}
+
+// A client paused with a refusal on its way asked nothing while paused:
+// its refusals count from when it asked, so a long pause is not a long
+// refusal.
+TEST(Liveness, ALimiterClientPausedWithARefusalOnItsWayIsNotStuck) {
+  History h;
+  const int a = h.AddActor("A");
+  h.AddStep(seconds(1), a, OpType::kInvoke, OpF::kAdmit, "lock");
+  h.AddNumber(seconds(1), a, OpType::kFail, OpF::kAdmit, 11);
+  h.AddStep(seconds(2), a, OpType::kInvoke, OpF::kAdmit, "lock");
+  h.AddNumber(seconds(80), a, OpType::kFail, OpF::kAdmit, 12);  // read after a pause
+  h.AddStep(seconds(81), a, OpType::kInvoke, OpF::kAdmit, "lock");
+  h.AddNumber(seconds(81), a, OpType::kOk, OpF::kAdmit, 1);
+  const LivenessResult r = CheckLiveness(h, seconds(100), LivenessSpec{}, /*limiter=*/true);
+  EXPECT_FALSE(r.deadlock);
+  EXPECT_EQ(r.stuck_from, seconds(1));
+  EXPECT_EQ(r.stuck_to, seconds(2));
 }
 
 }  // namespace

@@ -140,7 +140,7 @@ TEST_F(ExploreCliTest, NoViolationExitsZero) {
   Outcome o = Locksim("explore --algorithm setnx-simple --faults clock --seeds 10 --out " +
                       Out("safe"));
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_NE(o.out.find("0 with a violation"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("0 with a finding"), std::string::npos) << o.out;
 }
 
 TEST_F(ExploreCliTest, BadInputExitsTwoNamingTheOption) {
