@@ -151,7 +151,7 @@ TEST_F(ExploreCliTest, BadInputExitsTwoNamingTheOption) {
       {"explore --algorithm set-nx-px --faults pause,gc", "--faults: unknown fault class \"gc\""},
       {"explore --faults pause", "missing --algorithm"},
       {"explore --algorithm nope", "--algorithm: unknown algorithm \"nope\""},
-      {"explore --algorithm rate-limit-lua", "--algorithm: rate-limit-lua is a rate limiter"},
+      {"explore --algorithm redis-py", "--algorithm: redis-py drives a third-party client"},
       {"explore --algorithm set-nx-px --seeds 0", "--seeds: expected an integer"},
       {"explore --algorithm set-nx-px --seeds 5 --time 5", "--time: give either"},
       {"explore --algorithm set-nx-px --shard 3/3", "--shard: expected an integer from 0 to 2"},
