@@ -38,8 +38,9 @@ demo: build
 	@$(BUILD)/locksim run scenarios/w01-counter-lost-update.json --algorithm set-nx-px; test $$? -eq 1
 	@$(BUILD)/locksim run scenarios/w01-counter-lost-update.json --algorithm fenced; test $$? -eq 1
 	@echo
-	@echo "== every variant against every scenario: the matrix, and the report for a design review"
-	@$(BUILD)/locksim compare --algorithms all --scenarios scenarios/ --out $(BUILD)/report; test $$? -eq 1
+	@echo "== every variant against every scenario, and what search finds beyond the stories:"
+	@echo "== the two matrices, and the report for a design review"
+	@$(BUILD)/locksim compare --algorithms all --scenarios scenarios/ --search 200 --out $(BUILD)/report; test $$? -eq 1
 
 # Every test but the long sweeps (ctest label "long"), which `make test-long`
 # runs; that includes every bundled scenario on real servers (real-parity).

@@ -111,6 +111,84 @@ ojson CellToJson(const CompareResult& result, const CompareCell& c) {
   return j;
 }
 
+ojson SearchCellToJson(const SearchResult& search, const SearchCell& c) {
+  ojson j;
+  j["algorithm"] = c.algorithm;
+  j["class"] = c.fault_class;
+  j["id"] = SearchCellId(c.algorithm, c.fault_class);
+  if (!c.skipped.empty()) {
+    j["verdict"] = "skipped";
+    j["skipped"] = c.skipped;
+    return j;
+  }
+  j["verdict"] = VerdictName(c.worst);
+  j["runs"] = c.runs;
+  j["seeds_with_finding"] = c.with_finding;
+  if (c.verified_bound) j["verified_bound"] = *c.verified_bound;
+  ojson outcomes = ojson::array();
+  for (const auto& [tokens, n] : c.outcomes) outcomes.push_back({{"outcome", tokens}, {"seeds", n}});
+  j["outcomes"] = outcomes;
+  if (!c.example) return j;
+  const SearchExample& ex = *c.example;
+  const RunResult& run = ex.run;
+  j["scenario"] = run.scenario.name;
+  j["file"] = "search/" + SearchCellId(c.algorithm, c.fault_class) + ".json";
+  j["kind"] = ex.kind;
+  j["seed"] = ex.seed;
+  j["rerun"] = "locksim explore --algorithm " + c.algorithm + " --faults " + c.fault_class +
+               " --first-seed " + std::to_string(ex.seed) + " --seeds 1";
+  j["shrunk"] = {{"clients", ex.clients},
+                 {"faults", ex.faults},
+                 {"duration", FormatDuration(ex.duration)}};
+  j["violations"] = static_cast<int64_t>(run.OverlapPairs().size());
+  j["kinds"] = ViolationKindNames(run.Kinds());
+  j["overlaps"] = run.OverlapPairs();
+  if (run.limiter || run.scenario.workload.type != WorkloadSpec::Type::kNone) {
+    j["invariant_holds"] = run.effect.holds;
+    j["effects"] = run.effect.sentences;
+  }
+  j["story"] = run.scenario.description;
+  j["counterexample"] = ResultToJson(run, true);
+  (void)search;
+  return j;
+}
+
+ojson SearchToJson(const SearchResult& search) {
+  ojson j;
+  j["seeds"] = {{"first", search.first_seed},
+                {"last", search.first_seed + search.seeds - 1},
+                {"count", search.seeds}};
+  j["classes"] = search.classes;
+  j["algorithms"] = search.algorithms;
+  ojson by_verdict = ojson::object();
+  int64_t run = 0;
+  for (const SearchCell& c : search.cells) {
+    if (!c.skipped.empty()) continue;
+    ++run;
+    const std::string v(VerdictName(c.worst));
+    by_verdict[v] = by_verdict.value(v, 0) + 1;
+  }
+  j["summary"] = {{"cells", search.cells.size()},
+                  {"run", run},
+                  {"skipped", static_cast<int64_t>(search.cells.size()) - run},
+                  {"by_verdict", by_verdict}};
+  ojson cells = ojson::array();
+  for (const SearchCell& c : search.cells) cells.push_back(SearchCellToJson(search, c));
+  j["cells"] = cells;
+  ojson disagreements = ojson::array();
+  for (const SearchDisagreement& d : search.disagreements) {
+    disagreements.push_back({{"scenario", d.scenario},
+                             {"algorithm", d.algorithm},
+                             {"class", d.fault_class},
+                             {"story_verdict", VerdictName(d.story)},
+                             {"search_verdict", VerdictName(d.search)},
+                             {"search_cell", SearchCellId(d.algorithm, d.fault_class)},
+                             {"text", d.text}});
+  }
+  j["disagreements"] = disagreements;
+  return j;
+}
+
 // Checks that `j[key]` exists with the expected type; names the JSON path.
 void Require(const ojson& j, const std::string& path, const std::string& key,
              ojson::value_t type, const std::string& file) {
@@ -183,7 +261,12 @@ ojson CompareToJson(const CompareResult& result) {
     variants.push_back(vj);
   }
   j["variants"] = variants;
+  if (result.search) j["search"] = SearchToJson(*result.search);
   return j;
+}
+
+std::string SearchCellId(const std::string& algorithm, const std::string& fault_class) {
+  return "search--" + algorithm + "--" + fault_class;
 }
 
 ojson ParseResultsJson(const std::string& text, const std::string& file) {
@@ -201,8 +284,8 @@ ojson ParseResultsJson(const std::string& text, const std::string& file) {
                      "\" (a results.json written by locksim compare), got " + j["schema"].dump());
   }
   Require(j, "$", "schema_version", V::number_integer, file);
-  if (j["schema_version"] != kCompareSchemaVersion) {
-    throw InputError(file + ": $.schema_version: this locksim reads version " +
+  if (j["schema_version"] != kCompareSchemaVersion && j["schema_version"] != 1) {
+    throw InputError(file + ": $.schema_version: this locksim reads versions 1 to " +
                      std::to_string(kCompareSchemaVersion) + ", got " +
                      j["schema_version"].dump());
   }
@@ -228,6 +311,28 @@ ojson ParseResultsJson(const std::string& text, const std::string& file) {
     if (c.contains("counterexample")) {
       Require(c["counterexample"], path + ".counterexample", "history", V::array, file);
       Require(c["counterexample"], path + ".counterexample", "violations", V::array, file);
+    }
+  }
+  if (j.contains("search")) {
+    const ojson& s = j["search"];
+    if (!s.is_object()) throw InputError(file + ": $.search: expected an object");
+    Require(s, "$.search", "seeds", V::object, file);
+    Require(s, "$.search", "classes", V::array, file);
+    Require(s, "$.search", "algorithms", V::array, file);
+    Require(s, "$.search", "cells", V::array, file);
+    Require(s, "$.search", "disagreements", V::array, file);
+    for (size_t i = 0; i < s["cells"].size(); ++i) {
+      const ojson& c = s["cells"][i];
+      const std::string path = "$.search.cells[" + std::to_string(i) + "]";
+      if (!c.is_object()) throw InputError(file + ": " + path + ": expected an object");
+      Require(c, path, "algorithm", V::string, file);
+      Require(c, path, "class", V::string, file);
+      Require(c, path, "id", V::string, file);
+      Require(c, path, "verdict", V::string, file);
+      if (c.contains("counterexample")) {
+        Require(c["counterexample"], path + ".counterexample", "history", V::array, file);
+        Require(c["counterexample"], path + ".counterexample", "violations", V::array, file);
+      }
     }
   }
   return j;

@@ -15,9 +15,15 @@
 namespace locksim {
 
 inline constexpr std::string_view kCompareSchema = "locksim-compare";
-inline constexpr int kCompareSchemaVersion = 1;
+// Version 2 adds the optional "search" section (compare --search); a
+// version 1 file (no search) is read as well.
+inline constexpr int kCompareSchemaVersion = 2;
 
 nlohmann::ordered_json CompareToJson(const CompareResult& result);
+
+// A searched cell's id: "search--<algorithm>--<class>" (its anchor in
+// report.html, its counterexample's file name under DIR/search/).
+std::string SearchCellId(const std::string& algorithm, const std::string& fault_class);
 
 // Parses and checks a results.json text: the schema name and version and
 // the fields the report writers read. Throws InputError naming `file` and

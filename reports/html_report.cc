@@ -314,6 +314,55 @@ std::string Figures(const ojson& r) {
   return s;
 }
 
+// The searched matrix: a row per variant, a column per fault class; each
+// cell with a finding links to its shortest counterexample below.
+std::string SearchMatrix(const ojson& search) {
+  std::string s = "<table class=\"matrix\" id=\"search-table\">\n<thead><tr><th class=\"corner\">"
+                  "lock variant \xE2\x86\x93 &#160; fault class \xE2\x86\x92</th>";
+  for (const ojson& cls : search.at("classes")) {
+    s += "<th class=\"variant\"><span>" + EscapeXml(cls.get<std::string>()) + "</span></th>";
+  }
+  s += "</tr></thead>\n<tbody>\n";
+  for (const ojson& a : search.at("algorithms")) {
+    s += "<tr><th>" + EscapeXml(a.get<std::string>()) + "</th>";
+    for (const ojson& cls : search.at("classes")) {
+      const ojson* c = nullptr;
+      for (const ojson& x : search.at("cells")) {
+        if (x.at("algorithm") == a && x.at("class") == cls) c = &x;
+      }
+      if (c == nullptr) {
+        s += "<td></td>";
+        continue;
+      }
+      const std::string v = c->value("verdict", "");
+      // The verdict over the seeds that found it: "VIOLATED" / "64/1000".
+      const std::string label = SearchCellLabel(*c);
+      const size_t space = label.rfind(' ');
+      const bool two_lines = v != "skipped" && !c->contains("verified_bound") && space != std::string::npos;
+      const std::string inner =
+          two_lines ? "<span class=\"v\">" + EscapeXml(v == "safe" ? "no finding" : Upper(v)) +
+                          "</span><span class=\"x\">" +
+                          EscapeXml(v == "safe" ? "0/" + std::to_string(c->value("runs", int64_t{0}))
+                                                : label.substr(space + 1)) +
+                          "</span>"
+                    : "<span class=\"v\">" + EscapeXml(label) + "</span>";
+      std::string title = a.get<std::string>() + " \xC2\xB7 " + cls.get<std::string>() + ": ";
+      title += v == "skipped" ? c->value("skipped", "") : v == "safe" ? "nothing found" : EffectSentence(*c);
+      s += "<td class=\"" + VerdictClassOf(v) + "\">";
+      if (c->contains("counterexample")) {
+        s += "<a class=\"cell\" href=\"#" + CellAnchor(c->at("id").get<std::string>()) +
+             "\" title=\"" + EscapeXml(title) + "\">" + inner + "</a>";
+      } else {
+        s += "<span class=\"cell\" title=\"" + EscapeXml(title) + "\">" + inner + "</span>";
+      }
+      s += "</td>";
+    }
+    s += "</tr>\n";
+  }
+  s += "</tbody></table>\n";
+  return s;
+}
+
 std::string Trace(const ojson& ce) {
   // The first violation's events; without one (a deadlock, a limiter), the
   // client and fault operations of the history, Redis commands left out.
@@ -349,7 +398,7 @@ std::string Trace(const ojson& ce) {
   return s;
 }
 
-std::string Detail(const ojson& cell) {
+std::string Detail(const ojson& cell, const std::string& back = "matrix") {
   const ojson& ce = cell.at("counterexample");
   const std::string id = CellAnchor(cell.at("id").get<std::string>());
   std::string s = "<article class=\"detail\" id=\"" + id + "\">\n<header><span class=\"badge " +
@@ -366,7 +415,7 @@ std::string Detail(const ojson& cell) {
   if (ce.contains("time_scale_note")) s += " (" + EscapeXml(ce.value("time_scale_note", "")) + ")";
   const std::string note = ExpectationNote(cell);
   if (!note.empty()) s += " \xC2\xB7 " + EscapeXml(note);
-  s += " \xC2\xB7 <a href=\"#matrix\">back to the matrix</a></span></header>\n";
+  s += " \xC2\xB7 <a href=\"#" + back + "\">back to the matrix</a></span></header>\n";
   const bool broken = cell.contains("invariant_holds") && !cell["invariant_holds"].get<bool>();
   s += "<p class=\"effect\">" + std::string(broken ? "<b>What it costs:</b> " : "") +
        EscapeXml(EffectSentence(cell)) + "</p>\n";
@@ -384,6 +433,49 @@ std::string Detail(const ojson& cell) {
   s += RenderTimelineSvg(ce, id);
   s += Trace(ce);
   s += "</article>\n";
+  return s;
+}
+
+// "Found by search": the matrix, the fencing note, where stories and search
+// disagree, and the shortest counterexample of every cell with a finding.
+std::string SearchSection(const ojson& search) {
+  const int64_t seeds = search.at("seeds").value("count", int64_t{0});
+  std::string s = "<section id=\"search\">\n<h2>Found by search</h2>\n<p class=\"sub\">" +
+                  std::to_string(seeds) +
+                  " generated seeds per lock variant and fault class (seeds " +
+                  std::to_string(search.at("seeds").value("first", int64_t{1})) + "\xE2\x80\x93" +
+                  std::to_string(search.at("seeds").value("last", int64_t{0})) +
+                  ", as <code>locksim explore</code> generates them): the worst verdict found and "
+                  "in how many seeds. A green cell says only that nothing was found in those "
+                  "seeds.</p>\n" +
+                  SearchMatrix(search);
+  const std::string fencing = FencingNote(search);
+  if (!fencing.empty()) s += "<p class=\"effect\"><b>Fencing.</b> " + EscapeXml(fencing) + "</p>\n";
+  const ojson& d = search.at("disagreements");
+  if (!d.empty()) {
+    s += "<h3>Where the stories and search disagree (" + std::to_string(d.size()) + ")</h3>\n<ul class=\"violations\">";
+    for (const ojson& x : d) {
+      s += "<li>" + EscapeXml(x.at("text").get<std::string>());
+      if (x.value("search_verdict", "") != "safe") {
+        s += " \xC2\xB7 <a href=\"#" + CellAnchor(x.value("search_cell", "")) + "\">the counterexample</a>";
+      }
+      s += "</li>";
+    }
+    s += "</ul>\n";
+  }
+  std::string details;
+  int n = 0;
+  for (const ojson& c : search.at("cells")) {
+    if (!c.contains("counterexample")) continue;
+    ++n;
+    details += Detail(c, "search");
+  }
+  if (n > 0) {
+    s += "<h3>Shortest counterexamples (" + std::to_string(n) + ")</h3>\n<p class=\"sub\">Each shrunk "
+         "until nothing more could go; the file beside results.json (search/) replays it with "
+         "<code>locksim run</code>.</p>\n" + details;
+  }
+  s += "</section>\n";
   return s;
 }
 
@@ -419,6 +511,7 @@ std::string RenderHtmlReport(const ojson& r) {
 
   s += "<section id=\"matrix\">\n<h2>Scenario \xC3\x97 lock variant</h2>\n" + MatrixLegend() + Matrix(r) +
        "</section>\n";
+  if (r.contains("search")) s += SearchSection(r.at("search"));
   s += "<section id=\"liveness\">\n<h2>Liveness per variant</h2>\n" + Figures(r) + "</section>\n";
 
   // Grouped by scenario, each group under the scenario's own story.

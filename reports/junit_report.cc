@@ -55,6 +55,38 @@ std::string RenderJunit(const ojson& r) {
               "\" failures=\"" + std::to_string(f) + "\" errors=\"0\" skipped=\"" +
               std::to_string(sk) + "\" time=\"0\">\n" + cases + "  </testsuite>\n";
   }
+  // The searched matrix: one suite, a test per variant and fault class.
+  if (r.contains("search")) {
+    const ojson& search = r.at("search");
+    std::string cases;
+    int64_t t = 0, f = 0, sk = 0;
+    for (const ojson& c : search.at("cells")) {
+      ++t;
+      cases += "    <testcase classname=\"locksim.search." + EscapeXml(c.at("class").get<std::string>()) +
+               "\" name=\"" + EscapeXml(c.at("algorithm").get<std::string>()) + "\" time=\"0\"";
+      const std::string v = c.value("verdict", "");
+      if (v == "skipped") {
+        ++sk;
+        cases += ">\n      <skipped message=\"" + EscapeXml(c.value("skipped", "")) +
+                 "\"/>\n    </testcase>\n";
+      } else if (v != "safe") {
+        ++f;
+        const std::string message = SearchCellLabel(c) + ": " + EffectSentence(c);
+        std::string body = "kind " + c.value("kind", "") + "\nreplay: locksim run " +
+                           c.value("file", "") + "\nregenerate: " + c.value("rerun", "") + "\n";
+        cases += ">\n      <failure type=\"" + EscapeXml(v) + "\" message=\"" + EscapeXml(message) +
+                 "\">" + EscapeXml(body) + "</failure>\n    </testcase>\n";
+      } else {
+        cases += "/>\n";
+      }
+    }
+    tests += t;
+    failures += f;
+    skipped += sk;
+    suites += "  <testsuite name=\"search\" tests=\"" + std::to_string(t) + "\" failures=\"" +
+              std::to_string(f) + "\" errors=\"0\" skipped=\"" + std::to_string(sk) +
+              "\" time=\"0\">\n" + cases + "  </testsuite>\n";
+  }
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"locksim compare\" "
          "tests=\"" + std::to_string(tests) + "\" failures=\"" + std::to_string(failures) +
          "\" errors=\"0\" skipped=\"" + std::to_string(skipped) + "\" time=\"0\">\n" + suites +

@@ -20,6 +20,41 @@ std::string MarkdownCell(const ojson& c) {
   return EscapeMarkdownCell(label);
 }
 
+// The searched matrix: a row per variant, a column per fault class.
+std::string SearchMarkdown(const ojson& search) {
+  const int64_t seeds = search.at("seeds").value("count", int64_t{0});
+  std::string s = "\n### Found by search\n\n" + std::to_string(seeds) +
+                  " generated seeds per variant and fault class; a cell is the worst verdict "
+                  "found and in how many seeds.\n\n| variant |";
+  for (const ojson& c : search.at("classes")) s += " " + c.get<std::string>() + " |";
+  s += "\n|---|";
+  for (size_t i = 0; i < search.at("classes").size(); ++i) s += "---|";
+  s += "\n";
+  for (const ojson& a : search.at("algorithms")) {
+    s += "| `" + a.get<std::string>() + "` |";
+    for (const ojson& cls : search.at("classes")) {
+      std::string label;
+      for (const ojson& c : search.at("cells")) {
+        if (c.at("algorithm") != a || c.at("class") != cls) continue;
+        label = SearchCellLabel(c);
+        if (c.value("verdict", "") != "safe" && c.value("verdict", "") != "skipped") {
+          label = "**" + label + "**";
+        }
+      }
+      s += " " + EscapeMarkdownCell(label) + " |";
+    }
+    s += "\n";
+  }
+  const std::string fencing = FencingNote(search);
+  if (!fencing.empty()) s += "\n**Fencing.** " + EscapeMarkdownCell(fencing) + "\n";
+  const ojson& d = search.at("disagreements");
+  if (!d.empty()) {
+    s += "\n#### Where the stories and search disagree (" + std::to_string(d.size()) + ")\n\n";
+    for (const ojson& x : d) s += "- " + x.at("text").get<std::string>() + "\n";
+  }
+  return s;
+}
+
 }  // namespace
 
 std::string EscapeMarkdownCell(const std::string& text) {
@@ -115,6 +150,7 @@ std::string RenderMarkdownSummary(const ojson& r) {
          " | " + FigureText(f.at("commands_per_acquisition")) + " | " +
          FigureText(f.at("throughput_per_s")) + " |\n";
   }
+  if (r.contains("search")) s += SearchMarkdown(r.at("search"));
   s += "\nTimelines of every failed cell: `report.html`.\n";
   return s;
 }

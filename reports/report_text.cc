@@ -61,6 +61,63 @@ std::string EffectSentence(const ojson& cell) {
   return "verdict: " + cell.value("verdict", "");
 }
 
+std::string SearchCellLabel(const ojson& c) {
+  const std::string v = c.value("verdict", "");
+  if (v == "skipped") return "n/a";
+  const std::string runs = std::to_string(c.value("runs", int64_t{0}));
+  if (v == "safe") {
+    if (c.contains("verified_bound")) return "verified to bound " + c["verified_bound"].get<std::string>();
+    return "no finding in " + runs;
+  }
+  std::string upper;
+  for (char ch : v) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return upper + " " + std::to_string(c.value("seeds_with_finding", int64_t{0})) + "/" + runs;
+}
+
+std::string FencingNote(const ojson& search) {
+  const ojson* shortest = nullptr;
+  int64_t seeds = 0;
+  std::string classes;
+  if (!search.contains("cells")) return "";
+  for (const ojson& c : search.at("cells")) {
+    if (c.value("algorithm", "") != "fenced") continue;
+    int64_t n = 0;
+    for (const ojson& o : c.value("outcomes", ojson::array())) {
+      const std::string t = "+" + o.value("outcome", "") + "+";
+      if (t.find("+lost-update+") != std::string::npos || t.find("+oversold+") != std::string::npos) {
+        n += o.value("seeds", int64_t{0});
+      }
+    }
+    if (n == 0) continue;
+    seeds += n;
+    classes += (classes.empty() ? "" : ", ") + c.value("class", "");
+    const std::string kind = c.value("kind", "");
+    if ((kind.find("lost-update") != std::string::npos || kind.find("oversold") != std::string::npos) &&
+        (shortest == nullptr ||
+         c.at("counterexample").at("stats").value("end", int64_t{0}) <
+             shortest->at("counterexample").at("stats").value("end", int64_t{0}))) {
+      shortest = &c;
+    }
+  }
+  if (seeds == 0) return "";
+  std::string s =
+      "Fencing tokens do not make a read-modify-write safe. Search found the fenced lock losing "
+      "an update or overselling in " + std::to_string(seeds) + " seeds (under " + classes +
+      "). A fencing token lets the resource refuse a write older than one it has already "
+      "accepted; it says nothing about reads. When two clients both believe they hold the lock "
+      "(a pause, an expiry, a clock jump), the stale holder can read, the new holder read the "
+      "same value, the stale holder write first (its token is still the newest the resource has "
+      "seen: accepted) and the new holder write second (accepted): one update is lost, and every "
+      "write was fenced. Fencing protects against a stale write landing after a fresher one; it "
+      "does not serialise the critical section. Check the token on the read too, or make the "
+      "update a compare-and-set on the resource.";
+  if (shortest != nullptr) {
+    s += " Shortest counterexample: " + shortest->value("kind", "") + " (seed " +
+         std::to_string(shortest->value("seed", int64_t{0})) + ", " + shortest->value("file", "") + ").";
+  }
+  return s;
+}
+
 std::string FigureText(const ojson& value) {
   if (value.is_null()) return "\xE2\x80\x94";
   if (value.is_number_integer()) return std::to_string(value.get<int64_t>());

@@ -24,6 +24,14 @@ std::string ExpectationNote(const nlohmann::ordered_json& cell);
 // invariant broke, else the first violation's text, else the verdict.
 std::string EffectSentence(const nlohmann::ordered_json& cell);
 
+// A cell of the searched matrix (results.json's "search"): "VIOLATED 64/1000"
+// (seeds with a violation of those run), "DEADLOCK 3/1000", "no finding in
+// 1000", "verified to bound B", "n/a" when skipped.
+std::string SearchCellLabel(const nlohmann::ordered_json& cell);
+// The fenced finding for a reviewer (search found a fenced lock losing an
+// update or overselling): what fencing tokens protect and what they do
+// not, in a few sentences; empty when the search found no such thing.
+std::string FencingNote(const nlohmann::ordered_json& search);
 // A JSON number (or null) with at most 3 decimals: "1.5", "—" for null.
 std::string FigureText(const nlohmann::ordered_json& value);
 

@@ -1,6 +1,7 @@
 #include "reports/terminal_table.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -47,6 +48,82 @@ std::string CompactLabel(const ojson& c) {
 }
 
 constexpr size_t kTerminalWidth = 120;
+
+// A searched cell's label: "ok" when nothing was found, else the verdict's
+// short form and in how many seeds: "V64" (violated in 64 seeds), "DL3",
+// "DG5"; "-" when skipped.
+std::string SearchLabel(const ojson& c) {
+  const std::string v = c.value("verdict", "");
+  if (v == "skipped") return "-";
+  if (v == "safe") return c.contains("verified_bound") ? "verified" : "ok";
+  const std::string n = std::to_string(c.value("seeds_with_finding", int64_t{0}));
+  if (v == "violated") return "V" + n;
+  if (v == "deadlock") return "DL" + n;
+  if (v == "degraded") return "DG" + n;
+  return v + n;
+}
+
+// Column heads short enough for ten classes in a terminal.
+std::string ClassHead(const std::string& cls) {
+  if (cls == "client-clock") return "c-clock";
+  if (cls == "node-clock") return "n-clock";
+  if (cls == "client-crash") return "c-crash";
+  if (cls == "node-crash") return "n-crash";
+  if (cls == "partition") return "partit.";
+  return cls;
+}
+
+std::string RenderSearchTable(const ojson& search, bool colour) {
+  const ojson& classes = search.at("classes");
+  std::map<std::pair<std::string, std::string>, const ojson*> by;
+  for (const ojson& c : search.at("cells")) {
+    by[{c.at("algorithm").get<std::string>(), c.at("class").get<std::string>()}] = &c;
+  }
+  size_t first = std::string("variant").size();
+  for (const ojson& a : search.at("algorithms")) first = std::max(first, Width(a.get<std::string>()));
+  std::vector<size_t> widths;
+  for (const ojson& cls : classes) {
+    size_t w = std::max<size_t>(Width(ClassHead(cls.get<std::string>())), 4);
+    for (const auto& [key, c] : by) {
+      if (key.second == cls.get<std::string>()) w = std::max(w, Width(SearchLabel(*c)));
+    }
+    widths.push_back(w);
+  }
+  const int64_t seeds = search.at("seeds").value("count", int64_t{0});
+  std::string s = "\nfound by search: " + std::to_string(seeds) + " generated seeds per variant and fault class\n";
+  s += Pad("variant", first);
+  for (size_t i = 0; i < classes.size(); ++i) {
+    const std::string head = ClassHead(classes[i].get<std::string>());
+    s += "  " + (i + 1 == classes.size() ? head : Pad(head, widths[i]));
+  }
+  s += "\n";
+  for (const ojson& a : search.at("algorithms")) {
+    const std::string algo = a.get<std::string>();
+    s += Pad(algo, first);
+    for (size_t i = 0; i < classes.size(); ++i) {
+      auto it = by.find({algo, classes[i].get<std::string>()});
+      const std::string label = it == by.end() ? "" : SearchLabel(*it->second);
+      const std::string cell = i + 1 == classes.size() ? label : Pad(label, widths[i]);
+      s += "  ";
+      s += colour && it != by.end() ? std::string(Colour(*it->second)) + cell + "\x1b[0m" : cell;
+    }
+    s += "\n";
+  }
+  s += "key: ok nothing found, Vn violated in n seeds, DLn deadlock, DGn degraded, - not applicable\n";
+  const ojson& disagreements = search.at("disagreements");
+  if (!disagreements.empty()) {
+    s += std::to_string(disagreements.size()) + " disagreement(s) between the stories and search:\n";
+    size_t shown = 0;
+    for (const ojson& d : disagreements) {
+      if (++shown > 8) {
+        s += "  ... and " + std::to_string(disagreements.size() - 8) + " more in report.html\n";
+        break;
+      }
+      s += "  " + d.at("text").get<std::string>() + "\n";
+    }
+  }
+  return s;
+}
 
 }  // namespace
 
@@ -124,6 +201,7 @@ std::string RenderTerminalTable(const ojson& r, bool colour) {
        std::to_string(sum.value("as_expected", int64_t{0})) + " of " +
        std::to_string(sum.value("expected", int64_t{0})) +
        " expectations met (! marks a cell not as expected)\n";
+  if (r.contains("search")) s += RenderSearchTable(r.at("search"), colour);
   return s;
 }
 

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <iostream>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@
 #include "sim/cli/terminal.h"
 #include "sim/core/errors.h"
 #include "sim/core/resources.h"
+#include "sim/explore/generate.h"
+#include "sim/explore/search.h"
 #include "sim/run/compare.h"
 
 namespace locksim {
@@ -51,13 +54,15 @@ std::string Absolute(const std::filesystem::path& p) {
 int CompareCommand(const std::vector<std::string>& args) {
   BackendOptions backend;
   std::vector<std::string> algorithms, scenarios;
-  std::string seeds = "1", out_dir = "out";
+  std::string seeds = "1", out_dir = "out", search, search_faults = "all", jobs;
   bool quiet = false;
   CommandLine cl(
       "locksim compare [options]\n"
       "Runs every algorithm against every scenario (cells = scenario x algorithm),\n"
       "writes DIR/results.json, report.html, summary.md, junit.xml and prints the\n"
-      "matrix. Exit 0: every cell safe and as its scenario expects; 1: otherwise.");
+      "matrix. With --search N, also the matrix of what N generated seeds of each fault\n"
+      "class find (locksim explore's search). Exit 0: every cell safe and as its scenario\n"
+      "expects (and nothing found by search); 1: otherwise.");
   cl.Add()("algorithms", po::value(&algorithms)->multitoken(),
            "comma-separated algorithm ids, or all (default: all)")(
       "scenarios", po::value(&scenarios)->multitoken(),
@@ -66,6 +71,13 @@ int CompareCommand(const std::vector<std::string>& args) {
       "seeds", po::value(&seeds)->default_value("1"),
       "seeds per cell: the scenario's seed, seed+1, ... (the cell shows the worst)")(
       "out", po::value(&out_dir)->default_value("out"), "folder for the four files")(
+      "search", po::value(&search),
+      "N: also search every variant x fault class with N generated seeds (locksim explore's), "
+      "the second matrix 'found by search'; counterexamples in DIR/search/")(
+      "search-faults", po::value(&search_faults)->default_value("all"),
+      "the fault classes (columns) of the searched matrix, as explore's --faults")(
+      "jobs", po::value(&jobs), "search worker threads (default: the number of cores); the "
+      "output does not depend on it")(
       "quiet,q", po::bool_switch(&quiet), "print only the report's path");
   backend.AddTo(cl);
   if (!cl.Parse(args)) return kExitSafe;
@@ -79,6 +91,16 @@ int CompareCommand(const std::vector<std::string>& args) {
                                                        : std::vector<std::string>{DataPath("scenarios")};
   options.seeds = static_cast<int>(ParseIntOption("--seeds", seeds, 1, 10000));
   options.run = backend.ToRunOptions();
+  SearchOptions search_options;
+  if (!search.empty()) {
+    search_options.seeds = static_cast<uint64_t>(ParseIntOption("--search", search, 1, 10000000));
+    search_options.classes = ParseFaultClasses(search_faults, "--search-faults");
+    search_options.jobs =
+        jobs.empty() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
+                     : static_cast<int>(ParseIntOption("--jobs", jobs, 1, 1024));
+  } else if (!jobs.empty() || search_faults != "all") {
+    throw InputError(!jobs.empty() ? "--jobs: only with --search" : "--search-faults: only with --search");
+  }
   const std::filesystem::path dir = EnsureFolder(out_dir, "--out");
 
   CompareResult result;
@@ -88,6 +110,23 @@ int CompareCommand(const std::vector<std::string>& args) {
       progress.Show(static_cast<double>(done) / total,
                     std::to_string(done) + "/" + std::to_string(total) + " " + cell);
     });
+  }
+  if (search_options.seeds > 0) {
+    search_options.algorithms = result.algorithms;
+    ProgressLine progress(quiet);
+    SearchResult found = RunSearch(search_options, [&progress](int done, int total, const std::string& cell) {
+      progress.Show(static_cast<double>(done) / total,
+                    "search " + std::to_string(done) + "/" + std::to_string(total) + " " + cell);
+    });
+    FindDisagreements(result, &found);
+    // Each counterexample as a scenario file `locksim run` replays.
+    const std::filesystem::path folder = EnsureFolder((dir / "search").string(), "--out");
+    for (const SearchCell& c : found.cells) {
+      if (!c.example) continue;
+      WriteFile(folder / (SearchCellId(c.algorithm, c.fault_class) + ".json"),
+                c.example->scenario_text, "--out");
+    }
+    result.search = std::move(found);
   }
   const nlohmann::ordered_json json = CompareToJson(result);
   const std::filesystem::path results_path = dir / "results.json";
@@ -106,6 +145,11 @@ int CompareCommand(const std::vector<std::string>& args) {
   for (const CompareCell& c : result.cells) {
     if (!c.skipped.empty()) continue;
     if (c.Worst() != Verdict::kSafe || c.ExpectationMet() == false) clean = false;
+  }
+  if (result.search) {
+    for (const SearchCell& c : result.search->cells) {
+      if (c.skipped.empty() && c.worst != Verdict::kSafe) clean = false;
+    }
   }
   return clean ? kExitSafe : kExitViolated;
 }

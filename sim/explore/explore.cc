@@ -153,6 +153,20 @@ bool Shorter(const Finding& a, const Finding& b) {
          std::tie(b.duration, b.clients, b.fault_count, b.iterations, b.seed);
 }
 
+SeedOutcome ProbeSeed(const ExploreSpec& spec, uint64_t seed) {
+  RunOptions options;
+  options.algorithm = spec.algorithm;
+  const std::string file = FileName(seed);
+  RunResult r;
+  try {
+    r = RunScenario(ParseScenario(GenerateScenario(spec, seed).dump(), file), options);
+  } catch (const InputError& e) {
+    throw HarnessError("explore seed " + std::to_string(seed) +
+                       ": generated a scenario the parser refuses: " + e.what());
+  }
+  return {r.verdict(), Signature(r)};
+}
+
 std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
   const std::string file = FileName(seed);
   RunOptions options;

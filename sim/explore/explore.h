@@ -39,6 +39,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/time.h"
+#include "sim/core/verdict.h"
 #include "sim/explore/generate.h"
 
 namespace locksim {
@@ -62,6 +63,14 @@ struct Finding {
   Nanos original_duration{0};
   int shrink_runs = 0;
 };
+
+// What one seed's run gave, before any shrinking: its verdict and its
+// tokens (the kind's first part; empty when safe).
+struct SeedOutcome {
+  Verdict verdict = Verdict::kSafe;
+  std::vector<std::string> tokens;
+};
+SeedOutcome ProbeSeed(const ExploreSpec& spec, uint64_t seed);
 
 // Orders findings of one kind: shorter duration first, then fewer clients
 // and faults, fewer iterations, lower seed.

@@ -14,6 +14,7 @@
 #include "sim/check/acquisition_stats.h"
 #include "sim/core/verdict.h"
 #include "sim/result/run_result.h"
+#include "sim/result/search_result.h"
 #include "sim/scenario/scenario.h"
 
 namespace locksim {
@@ -57,6 +58,8 @@ struct CompareResult {
   Backend backend = Backend::kVirtual;
   int seeds = 1;
   std::vector<CompareCell> cells;  // scenario-major, algorithms in order
+  // With `compare --search N`: the matrix that search gives.
+  std::optional<SearchResult> search;
 };
 
 // How bad a verdict is, for taking the worst: safe 0, degraded 1,

@@ -26,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 
 # Every variant against every bundled scenario (exit 1: some cells violate).
 set +e
-"$locksim" compare --algorithms all --scenarios "$src/scenarios" --out "$work/out" -q \
+"$locksim" compare --algorithms all --scenarios "$src/scenarios" --search 20 --out "$work/out" -q \
   >"$work/compare.out" 2>"$work/compare.err"
 rc=$?
 set -e
@@ -72,6 +72,9 @@ check "SVG timelines" '<svg class="timeline"' 1
 check "a hatched pause in a timeline" 'class="pause"'
 check "an overlap shaded in a timeline" 'class="overlap"'
 check "the liveness table" '<table class="figures">'
+check "the searched matrix" '<table class="matrix" id="search-table">'
+check "a searched cell linking to its counterexample" '<a class="cell" href="#cell-search--set-nx-px--pause"'
+check "a searched counterexample's timeline" 'id="cell-search--set-nx-px--pause"'
 [[ $fail -eq 0 ]] || exit 1
 
 if [[ -n "$screenshot" ]]; then

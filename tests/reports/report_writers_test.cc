@@ -158,7 +158,8 @@ TEST(Compare, UnknownAlgorithmNamesTheOption) {
 TEST(ResultsJson, IsVersionedAndByteIdenticalAcrossRuns) {
   const ojson& j = SmallJson();
   EXPECT_EQ(j["schema"], "locksim-compare");
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
+  EXPECT_FALSE(j.contains("search"));  // only with compare --search
   EXPECT_EQ(j["summary"]["run"], 3);
   EXPECT_EQ(j["summary"]["skipped"], 3);
   EXPECT_EQ(j["summary"]["by_verdict"]["violated"], 1);
@@ -193,8 +194,12 @@ TEST(ResultsJson, ParseRoundTripsAndNamesWhatIsWrong) {
             std::string::npos);
   ojson j = SmallJson();
   j["schema_version"] = 99;
-  EXPECT_NE(message(j.dump()).find("$.schema_version: this locksim reads version 1, got 99"),
+  EXPECT_NE(message(j.dump()).find("$.schema_version: this locksim reads versions 1 to 2, got 99"),
             std::string::npos);
+  // A version 1 file (before the search section) is still read.
+  j = SmallJson();
+  j["schema_version"] = 1;
+  EXPECT_NO_THROW(ParseResultsJson(j.dump(), "r.json"));
   j = SmallJson();
   j["cells"][1].erase("verdict");
   EXPECT_NE(message(j.dump()).find("r.json: $.cells[1].verdict: missing"), std::string::npos);
