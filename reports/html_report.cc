@@ -223,6 +223,20 @@ std::string Totals(const ojson& r) {
 
 // Rows: the scenarios (the faults), with what each does; columns: the
 // variants, so that a lock's column reads as one strip down the faults.
+// A matrix cell: coloured by its verdict, linking to its counterexample's
+// detail when `linked`, `title` on hover.
+std::string MatrixCell(const std::string& css, bool linked, const ojson& cell,
+                       const std::string& title, const std::string& inner) {
+  std::string s = "<td class=\"" + css + "\">";
+  if (linked) {
+    s += "<a class=\"cell\" href=\"#" + CellAnchor(cell.at("id").get<std::string>()) +
+         "\" title=\"" + EscapeXml(title) + "\">" + inner + "</a>";
+  } else {
+    s += "<span class=\"cell\" title=\"" + EscapeXml(title) + "\">" + inner + "</span>";
+  }
+  return s + "</td>";
+}
+
 std::string Matrix(const ojson& r) {
   std::string s = "<table class=\"matrix\" id=\"matrix-table\">\n<thead><tr><th class=\"corner\">"
                   "scenario \xE2\x86\x93 &#160; lock variant \xE2\x86\x92</th>";
@@ -271,14 +285,8 @@ std::string Matrix(const ojson& r) {
       std::string title = c->contains("skipped") ? c->value("skipped", "") : EffectSentence(*c);
       title = a.get<std::string>() + " \xC2\xB7 " + name + ": " + title;
       if (c->value("overrides", false)) title += " (with its expectation's own faults or lock)";
-      s += "<td class=\"" + VerdictClass(*c) + "\">";
-      if (CellFailed(*c) && c->contains("counterexample")) {
-        s += "<a class=\"cell\" href=\"#" + CellAnchor(c->at("id").get<std::string>()) +
-             "\" title=\"" + EscapeXml(title) + "\">" + inner + "</a>";
-      } else {
-        s += "<span class=\"cell\" title=\"" + EscapeXml(title) + "\">" + inner + "</span>";
-      }
-      s += "</td>";
+      s += MatrixCell(VerdictClass(*c), CellFailed(*c) && c->contains("counterexample"), *c,
+                      title, inner);
     }
     s += "</tr>\n";
   }
@@ -348,14 +356,7 @@ std::string SearchMatrix(const ojson& search) {
                     : "<span class=\"v\">" + EscapeXml(label) + "</span>";
       std::string title = a.get<std::string>() + " \xC2\xB7 " + cls.get<std::string>() + ": ";
       title += v == "skipped" ? c->value("skipped", "") : v == "safe" ? "nothing found" : EffectSentence(*c);
-      s += "<td class=\"" + VerdictClassOf(v) + "\">";
-      if (c->contains("counterexample")) {
-        s += "<a class=\"cell\" href=\"#" + CellAnchor(c->at("id").get<std::string>()) +
-             "\" title=\"" + EscapeXml(title) + "\">" + inner + "</a>";
-      } else {
-        s += "<span class=\"cell\" title=\"" + EscapeXml(title) + "\">" + inner + "</span>";
-      }
-      s += "</td>";
+      s += MatrixCell(VerdictClassOf(v), c->contains("counterexample"), *c, title, inner);
     }
     s += "</tr>\n";
   }
