@@ -18,6 +18,25 @@ ojson OpToJson(const History& h, const Op& op) {
   j["f"] = OpFName(op.f);
   if (op.node >= 0) j["node"] = op.node;
   j["value"] = h.ValueText(op);
+  // What the value text says, as data for readers (the timeline): the
+  // actor a fault acted on or whose command made a node's state, and the
+  // state itself.
+  if (op.subject >= 0) j["subject"] = h.name(op.subject);
+  if (op.f == OpF::kState) {
+    const KeyState& state = h.state(op);
+    ojson sj;
+    sj["key"] = state.key;
+    sj["present"] = state.present;
+    if (state.present && state.hash) {
+      ojson fields = ojson::object();
+      for (const auto& [field, value] : state.fields) fields[field] = value;
+      sj["value"] = fields;
+    } else if (state.present) {
+      sj["value"] = state.str;
+    }
+    sj["pttl_ms"] = state.pttl_ms ? ojson(*state.pttl_ms) : ojson(nullptr);
+    j["state"] = sj;
+  }
   return j;
 }
 

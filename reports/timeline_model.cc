@@ -2,23 +2,26 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace locksim {
 namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// One history op of the result JSON, with what its "value" text says read
-// into fields. The JSON keeps each value as the text the history wrote for
-// it (docs/results.md): this is the one place that reads such text back.
+// One history op of the result JSON, read from its fields: the value text
+// is shown as it is, never parsed (docs/results.md).
 struct TimelineOp {
   int64_t index = 0;
   int64_t time = 0;
   std::string actor, type, f, value;
-  // Faults: the process acted on ("A for 10s" -> "A").
-  std::string target;
-  // A node state: whose command made it ("subject", when named).
+  // Faults: the process acted on; a node state: whose command made it.
   std::string subject;
+  // A node state ("state"): whether the key is there, its value (a hash's
+  // as its JSON text) and its TTL (-1: none).
+  bool present = false;
+  std::string state_value;
+  std::optional<int64_t> pttl_ms;
 };
 
 std::vector<TimelineOp> OpsFromJson(const ojson& history) {
@@ -31,72 +34,49 @@ std::vector<TimelineOp> OpsFromJson(const ojson& history) {
     op.type = o.at("type").get<std::string>();
     op.f = o.at("f").get<std::string>();
     op.value = o.value("value", "");
-    op.target = op.value.substr(0, op.value.find(' '));
     if (o.contains("subject") && o["subject"].is_string()) op.subject = o["subject"].get<std::string>();
+    if (o.contains("state") && o["state"].is_object()) {
+      const ojson& st = o["state"];
+      op.present = st.value("present", false);
+      if (st.contains("value")) {
+        if (st["value"].is_string()) {
+          op.state_value = st["value"].get<std::string>();
+        } else if (st["value"].is_object()) {  // a hash: "{field: value, ...}"
+          for (const auto& [field, v] : st["value"].items()) {
+            op.state_value += (op.state_value.empty() ? "{" : ", ") + field + ": " +
+                              (v.is_string() ? v.get<std::string>() : v.dump());
+          }
+          op.state_value += op.state_value.empty() ? "{}" : "}";
+        }
+      }
+      op.pttl_ms = st.contains("pttl_ms") && st["pttl_ms"].is_number_integer()
+                       ? st["pttl_ms"].get<int64_t>()
+                       : -1;
+    }
     ops.push_back(std::move(op));
   }
   return ops;
 }
 
-// A Redis node's lock key after a change, as the history writes it:
-//   lock:x = "tok-A" pttl 5000     lock:x = "tok-A" no ttl
-//   lock:x = {uuid:1: 2} pttl 30000    lock:x absent
-// The owner shown is the client that made the change when known, else the
-// value itself.
-NodeSegment ParseState(const TimelineOp& op, const std::string& writer) {
+// A Redis node's lock key after a change. The owner shown is the client
+// that made the change when known, else the value itself.
+NodeSegment StateSegment(const TimelineOp& op) {
   NodeSegment s;
   s.start = op.time;
   s.value = op.value;
-  std::string v = op.value;
-  if (v.ends_with(" absent")) {
+  if (!op.present) {
     s.absent = true;
     return s;
   }
-  const size_t p = v.rfind(" pttl ");
-  if (p != std::string::npos) {
-    int64_t ms = 0;
-    bool any = false;
-    for (size_t i = p + 6; i < v.size() && v[i] >= '0' && v[i] <= '9'; ++i) {
-      ms = ms * 10 + (v[i] - '0');
-      any = true;
-    }
-    if (any) s.pttl_ms = ms;
-    v.resize(p);
-  } else if (const size_t n = v.rfind(" no ttl"); n != std::string::npos) {
-    s.pttl_ms = -1;
-    v.resize(n);
-  }
-  const size_t eq = v.find(" = ");
-  std::string value = eq == std::string::npos ? v : v.substr(eq + 3);
-  if (value.size() >= 2 && value.front() == '"' && value.back() == '"') {
-    value = value.substr(1, value.size() - 2);
-  }
-  s.owner = writer.empty() ? value : writer;
+  s.pttl_ms = op.pttl_ms;
+  s.owner = op.subject.empty() ? op.state_value : op.subject;
   return s;
-}
-
-// Who wrote the value a state op shows, when the op does not say: the
-// client thread whose last Redis command before it carried that value (the
-// token in SET key token NX PX). Empty when none did or the value is short
-// enough to be ambiguous.
-std::string WriterOf(const std::vector<TimelineOp>& ops, const TimelineOp& state) {
-  const size_t eq = state.value.find(" = \"");
-  if (eq == std::string::npos) return "";
-  std::string token = state.value.substr(eq + 4);
-  token.resize(token.find('"') == std::string::npos ? 0 : token.find('"'));
-  if (token.ends_with("...")) token.resize(token.size() - 3);
-  if (token.size() < 6) return "";
-  for (auto it = ops.rbegin(); it != ops.rend(); ++it) {
-    if (it->index >= state.index || it->f != "redis" || it->type != "invoke") continue;
-    if (it->value.find(token) != std::string::npos) return it->actor;
-  }
-  return "";
 }
 
 // Walks the history once, opening and closing each lane's intervals.
 class Builder {
  public:
-  Builder(const std::vector<TimelineOp>& ops, TimelineModel* m) : ops_(ops), m_(*m) {}
+  explicit Builder(TimelineModel* m) : m_(*m) {}
 
   void Add(const TimelineOp& op) {
     if (op.actor == "nemesis") {
@@ -131,12 +111,12 @@ class Builder {
 
   void Fault(const TimelineOp& op) {
     if (op.f == "pause") {
-      m_.pauses.push_back(Stoppage{op.target, op.time, -1, op.value});
+      m_.pauses.push_back(Stoppage{op.subject, op.time, -1, op.value});
       return;
     }
     if (op.f == "resume") {
       for (Stoppage& p : m_.pauses) {
-        if (p.end < 0 && p.process == op.target) p.end = op.time;
+        if (p.end < 0 && p.process == op.subject) p.end = op.time;
       }
       return;
     }
@@ -144,11 +124,11 @@ class Builder {
     if (op.f == "crash") {
       // A crashed client or node is down until it restarts: what its
       // threads were doing ends there.
-      m_.downs.push_back(Stoppage{op.target, op.time, -1, op.value});
-      CloseAll(op.target, op.time);
+      m_.downs.push_back(Stoppage{op.subject, op.time, -1, op.value});
+      CloseAll(op.subject, op.time);
     } else if (op.f == "restart") {
       for (Stoppage& d : m_.downs) {
-        if (d.end < 0 && d.process == op.target) d.end = op.time;
+        if (d.end < 0 && d.process == op.subject) d.end = op.time;
       }
     }
   }
@@ -176,7 +156,7 @@ class Builder {
     if (added) m_.nodes.push_back(NodeLane{op.actor, {}});
     NodeLane& lane = m_.nodes[it->second];
     if (!lane.segments.empty()) lane.segments.back().end = op.time;
-    lane.segments.push_back(ParseState(op, op.subject.empty() ? WriterOf(ops_, op) : op.subject));
+    lane.segments.push_back(StateSegment(op));
     lane.segments.back().end = m_.end;
   }
 
@@ -227,7 +207,6 @@ class Builder {
     }
   }
 
-  const std::vector<TimelineOp>& ops_;
   TimelineModel& m_;
   std::map<std::string, size_t> lane_of_, node_of_;
   // Open intervals per lane.
@@ -280,7 +259,7 @@ TimelineModel BuildTimeline(const ojson& run) {
   m.end = run.at("stats").at("end").get<int64_t>();
   for (const TimelineOp& op : ops) m.end = std::max(m.end, op.time);
   if (m.end <= 0) m.end = 1;
-  Builder builder(ops, &m);
+  Builder builder(&m);
   for (const TimelineOp& op : ops) builder.Add(op);
   builder.Finish();
   AddViolations(run, &m);

@@ -266,6 +266,22 @@ ojson HandMadeRun() {
   h.push_back(op(14, 6 * s, "redis1", "ok", "state", "lock:x = {A.1: 1} no ttl"));
   h.push_back(op(15, 7 * s, "B", "invoke", "redis", "SET lock:y tok-B-123456 NX PX 5000"));
   h.push_back(op(16, 7 * s, "redis2", "ok", "state", "lock:y = \"tok-B-123456\" pttl 5000"));
+  // What the text says, as run_json.cc writes it for the readers.
+  auto state = [&](size_t i, const std::string& key, const ojson& value, const ojson& pttl) {
+    h[i]["state"] = {{"key", key}, {"present", !value.is_null()}};
+    if (!value.is_null()) h[i]["state"]["value"] = value;
+    h[i]["state"]["pttl_ms"] = pttl;
+  };
+  state(2, "lock:x", "tok-A", 5000);
+  h[4]["subject"] = "A";
+  h[5]["subject"] = "redis0";
+  state(6, "lock:x", nullptr, nullptr);
+  state(10, "lock:x", "tok-B", 5000);
+  h[11]["subject"] = "redis0";
+  h[12]["subject"] = "A";
+  state(14, "lock:x", ojson{{"A.1", "1"}}, nullptr);
+  state(16, "lock:y", "tok-B-123456", 5000);
+  h[16]["subject"] = "B";
   return ojson{{"scenario", "hand-made"},
                {"algorithm", "x"},
                {"violations",
@@ -306,8 +322,8 @@ TEST(SvgTimeline, DrawsLanesFaultsPausesNodeStateAndTheOverlap) {
   EXPECT_EQ(Count(svg, "class=\"expiry\""), 2u);  // tok-B's at 9s, redis2's at 12s
   EXPECT_NE(svg.find("TTL runs out at 9s"), std::string::npos);
   EXPECT_NE(svg.find("TTL runs out at 12s"), std::string::npos);
-  // Who wrote the key: the op's subject (redis0), else the client whose
-  // command carried the value (redis2); a hash value with no TTL.
+  // Who wrote the key: the op's subject (redis0 and redis2), else the value
+  // itself (tok-A); a hash value with no TTL.
   EXPECT_EQ(Count(svg, ">B</text>"), 3u);
   EXPECT_EQ(svg.find(">tok-B-123456</text>"), std::string::npos);
   EXPECT_NE(svg.find(">{A.1: 1}, no TTL</text>"), std::string::npos);
@@ -329,7 +345,9 @@ TEST(SvgTimeline, ACrashEndsWhatTheClientWasDoingUntilItRestarts) {
   };
   op(0, "C", "invoke", "acquire", "lock:x");
   op(2 * s, "nemesis", "info", "crash", "C");
+  h.back()["subject"] = "C";
   op(5 * s, "nemesis", "info", "restart", "C");
+  h.back()["subject"] = "C";
   const ojson run = {{"violations", ojson::array()}, {"stats", {{"end", 10 * s}}}, {"history", h}};
   const std::string svg = RenderTimelineSvg(run, "t2");
   EXPECT_NE(svg.find("C trying to acquire, 0s \xE2\x86\x92 2s"), std::string::npos) << svg;

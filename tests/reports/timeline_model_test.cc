@@ -23,8 +23,10 @@ ojson Op(int64_t index, int64_t time, const char* process, const char* type, con
 
 // A acquires at 10 and works until 100, paused from 20 to 80; its key
 // expires meanwhile and B takes it at 60 and holds it to the end; B
-// crashes at 120 and restarts at 150; redis0's states name no writer, so
-// the writer is the client whose SET carried the token.
+// crashes at 120 and restarts at 150. The ops carry what their text says
+// as fields ("subject", "state"), as run_json.cc writes them: the timeline
+// reads those, never the text. redis0's first state names its writer (A);
+// the third names none, so its owner is the value itself.
 ojson SmallRun() {
   ojson h = ojson::array();
   int64_t i = 0;
@@ -47,6 +49,14 @@ ojson SmallRun() {
   h.push_back(Op(i++, 110, "A", "fail", "release", "lock:x"));
   h.push_back(Op(i++, 120, "nemesis", "info", "crash", "B"));
   h.push_back(Op(i++, 150, "nemesis", "info", "restart", "B"));
+  h[2]["subject"] = "A";
+  h[2]["state"] = {{"key", "lock:x"}, {"present", true}, {"value", "tokenA"}, {"pttl_ms", 40}};
+  h[6]["subject"] = "A";
+  h[7]["state"] = {{"key", "lock:x"}, {"present", false}, {"pttl_ms", nullptr}};
+  h[10]["state"] = {{"key", "lock:x"}, {"present", true}, {"value", "tokenB"}, {"pttl_ms", nullptr}};
+  h[13]["subject"] = "A";
+  h[17]["subject"] = "B";
+  h[18]["subject"] = "B";
   ojson run;
   run["scenario"] = "s";
   run["algorithm"] = "set-nx-px";
@@ -105,13 +115,13 @@ TEST(TimelineModel, ANodeLaneShowsTheKeyItsOwnerAndItsTtl) {
   ASSERT_EQ(s.size(), 3u);
   EXPECT_EQ(s[0].start, 9);
   EXPECT_EQ(s[0].end, 50);
-  EXPECT_EQ(s[0].owner, "A");  // the client whose SET carried tokenA
+  EXPECT_EQ(s[0].owner, "A");  // its "subject"
   EXPECT_EQ(s[0].pttl_ms, 40);
   EXPECT_FALSE(s[0].absent);
   EXPECT_TRUE(s[1].absent);
   EXPECT_EQ(s[1].end, 58);
-  EXPECT_EQ(s[2].owner, "B");
-  EXPECT_EQ(s[2].pttl_ms, -1);  // no ttl
+  EXPECT_EQ(s[2].owner, "tokenB");  // no subject: the value
+  EXPECT_EQ(s[2].pttl_ms, -1);     // no ttl
   EXPECT_EQ(s[2].end, 200);
 }
 
