@@ -45,6 +45,9 @@ struct LockConfig {
   bool quorum = false;             // the variant uses the two fields below
   int64_t drift_factor_ppm = 0;    // clock drift allowed, per million of ttl
   bool parallel = true;            // SET on all nodes at once, not in turn
+  // Each request to a node gives up after this; 0: the variant's own
+  // policy (redlock: a hundredth of the ttl, within 5-50 ms).
+  Nanos node_timeout{0};
 };
 
 // The renewal period `config` gives (0 when the variant does not renew).
@@ -61,6 +64,7 @@ struct LockOverrides {
   std::optional<Nanos> renewal_interval;
   std::optional<int64_t> drift_factor_ppm;
   std::optional<bool> parallel;
+  std::optional<Nanos> node_timeout;
 };
 
 LockConfig Resolve(const LockOverrides& overrides, const LockConfig& defaults);

@@ -186,6 +186,7 @@ LockConfig Resolve(const LockOverrides& o, const LockConfig& defaults) {
   if (o.renewal_interval) c.renewal_interval = *o.renewal_interval;
   if (o.drift_factor_ppm) c.drift_factor_ppm = *o.drift_factor_ppm;
   if (o.parallel) c.parallel = *o.parallel;
+  if (o.node_timeout) c.node_timeout = *o.node_timeout;
   return c;
 }
 
@@ -211,6 +212,7 @@ std::string DescribeConfig(const LockConfig& c) {
   if (c.quorum) {
     s += " drift_factor_ppm=" + std::to_string(c.drift_factor_ppm) +
          " parallel=" + (c.parallel ? "true" : "false");
+    if (c.node_timeout.count() > 0) s += " node_timeout=" + FormatDuration(c.node_timeout);
   }
   return s;
 }

@@ -1,5 +1,6 @@
 #include "lockimpls/redlock/redlock.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "lockimpls/set_nx_px/set_nx_px.h"
@@ -11,15 +12,17 @@ namespace {
 // Sends `cmd` to every node, all at once or one after another, and returns
 // the replies in node order. Commands are named locals throughout: g++ 12
 // miscompiles braced lists inside a co_await expression.
-Task<std::vector<Reply>> CallAll(Env& env, Command cmd, bool parallel) {
+// Each request gives up after `timeout`: a node that does not answer counts
+// as one that refused.
+Task<std::vector<Reply>> CallAll(Env& env, Command cmd, bool parallel, Nanos timeout) {
   const int n = env.NodeCount();
   std::vector<Reply> replies;
   if (parallel) {
     std::vector<Task<Reply>> calls;
-    for (int node = 0; node < n; ++node) calls.push_back(env.Call(node, cmd));
+    for (int node = 0; node < n; ++node) calls.push_back(env.Call(node, cmd, timeout));
     replies = co_await WhenAll(std::move(calls));
   } else {
-    for (int node = 0; node < n; ++node) replies.push_back(co_await env.Call(node, cmd));
+    for (int node = 0; node < n; ++node) replies.push_back(co_await env.Call(node, cmd, timeout));
   }
   co_return replies;
 }
@@ -27,7 +30,8 @@ Task<std::vector<Reply>> CallAll(Env& env, Command cmd, bool parallel) {
 // The compare-and-delete script on every node; returns how many deleted.
 Task<int> UnlockAll(Env& env, const LockConfig& config, const std::string& token) {
   std::vector<Reply> replies =
-      co_await CallAll(env, CompareAndDeleteCommand(config.key, token), config.parallel);
+      co_await CallAll(env, CompareAndDeleteCommand(config.key, token), config.parallel,
+                       RedlockLock::NodeTimeout(config));
   int deleted = 0;
   for (const Reply& r : replies) deleted += r.IsInteger(1) ? 1 : 0;
   co_return deleted;
@@ -41,6 +45,12 @@ Nanos RedlockLock::Drift(const LockConfig& config) {
          std::chrono::milliseconds(2);
 }
 
+Nanos RedlockLock::NodeTimeout(const LockConfig& config) {
+  if (config.node_timeout.count() > 0) return config.node_timeout;
+  return std::clamp<Nanos>(config.ttl / 100, std::chrono::milliseconds(5),
+                           std::chrono::milliseconds(50));
+}
+
 Task<bool> RedlockLock::Acquire(Env& env) {
   const int quorum = env.NodeCount() / 2 + 1;
   const std::string token = env.RandomToken();
@@ -51,7 +61,7 @@ Task<bool> RedlockLock::Acquire(Env& env) {
   const Command set = {"SET", config_.key, token, "NX", "PX", ttl_ms};
   for (int64_t attempt = 1;; ++attempt) {
     const Nanos start = env.Now();
-    std::vector<Reply> replies = co_await CallAll(env, set, config_.parallel);
+    std::vector<Reply> replies = co_await CallAll(env, set, config_.parallel, NodeTimeout(config_));
     int locked = 0;
     for (const Reply& r : replies) locked += r.IsOk() ? 1 : 0;
     const Nanos validity = config_.ttl - (env.Now() - start) - drift;

@@ -17,6 +17,11 @@
 //            random delay in [0, retry_delay) -- redlock-rb: 3 retries (4
 //            tries), up to 200 ms -- while tries and acquire_timeout allow.
 //   release: the compare-and-delete script on every node.
+//   Every request to a node gives up after NodeTimeout (the distlock text:
+//   "the client uses a timeout which is small compared to the total lock
+//   auto-release time ... in the ~ 5-50 milliseconds range" for a 10 s
+//   lease): a node that does not answer counts as one that refused, and
+//   the others decide.
 //
 // The bug it carries (by design, the Kleppmann/antirez debate of seed 003):
 // its safety rests on assumptions the algorithm cannot check. A node that
@@ -45,6 +50,9 @@ class RedlockLock : public Lock {
 
   // redlock-rb's drift for a lease: ttl * drift_factor + 2 ms.
   static Nanos Drift(const LockConfig& config);
+  // The per-node request timeout: the scenario's lock.node_timeout, else a
+  // hundredth of the lease, within 5-50 ms.
+  static Nanos NodeTimeout(const LockConfig& config);
 
  private:
   LockConfig config_;

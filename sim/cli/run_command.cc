@@ -81,6 +81,11 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
   for (const Violation& v : r.check.violations) out << "  " << DescribeViolation(r, v) << "\n";
   if (!r.liveness.text.empty()) out << "liveness: " << r.liveness.text << "\n";
   for (const std::string& u : r.unfired) out << "WARNING: " << u << "\n";
+  // A lock nobody ever held was not tested: SAFE says nothing then.
+  if (!r.limiter && r.acquisitions == 0 && r.verdict() == Verdict::kSafe) {
+    out << "WARNING: no client ever acquired the lock: nothing was tested, and SAFE says "
+           "nothing (a node no client could reach? give network.timeout)\n";
+  }
   if (r.limiter || r.scenario.workload.type != WorkloadSpec::Type::kNone) {
     out << (r.limiter ? std::string("limiter")
                       : "workload " + std::string(WorkloadName(r.scenario.workload.type)))

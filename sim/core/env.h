@@ -26,7 +26,12 @@ class Env {
   // Sends `cmd` to Redis node `node` (0-based) over this process's own
   // connection and awaits the reply. A transport failure (connection lost,
   // node unreachable) arrives as an error reply, never as an exception.
-  virtual Task<Reply> Call(int node, Command cmd) = 0;
+  Task<Reply> Call(int node, Command cmd) { return Call(node, std::move(cmd), Nanos{0}); }
+  // The same, giving up after `timeout` (when > 0, and before the
+  // scenario's socket timeout if that is shorter): the connection is
+  // abandoned and the reply is an error, the command's outcome unknown.
+  // Redlock's per-node request timeout.
+  virtual Task<Reply> Call(int node, Command cmd, Nanos timeout) = 0;
 
   // Number of Redis nodes this process can talk to.
   virtual int NodeCount() const = 0;
@@ -69,14 +74,18 @@ class Env {
 
 // An Env that forwards every call to another one, as LevelDB's EnvWrapper
 // does: a recording or faulty Env for a test overrides only the method it
-// changes (Call, say) and inherits the rest.
+// changes (Call with its timeout, say, beside `using EnvWrapper::Call;`)
+// and inherits the rest.
 class EnvWrapper : public Env {
  public:
   // REQUIRES: `target` outlives the wrapper.
   explicit EnvWrapper(Env* target) : target_(target) {}
   Env* target() const { return target_; }
 
-  Task<Reply> Call(int node, Command cmd) override { return target_->Call(node, std::move(cmd)); }
+  using Env::Call;
+  Task<Reply> Call(int node, Command cmd, Nanos timeout) override {
+    return target_->Call(node, std::move(cmd), timeout);
+  }
   int NodeCount() const override { return target_->NodeCount(); }
   Nanos Now() const override { return target_->Now(); }
   Task<void> SleepFor(Nanos d) override { return target_->SleepFor(d); }

@@ -25,7 +25,7 @@ LockOverrides ParseLock(const json& j, const std::string& path, const std::strin
   LockOverrides out;
   ObjectReader lock(j, path, file,
                     {"key", "ttl", "retry_delay", "acquire_timeout", "tries",
-                     "renewal_interval", "drift_factor_ppm", "parallel", "limit"});
+                     "renewal_interval", "drift_factor_ppm", "parallel", "node_timeout", "limit"});
   auto duration = [&](const char* name, std::optional<Nanos>* o) {
     if (!lock.Has(name)) return;
     Nanos d{0};
@@ -42,6 +42,7 @@ LockOverrides ParseLock(const json& j, const std::string& path, const std::strin
   duration("retry_delay", &out.retry_delay);
   duration("acquire_timeout", &out.acquire_timeout);
   duration("renewal_interval", &out.renewal_interval);
+  duration("node_timeout", &out.node_timeout);
   if (out.renewal_interval && *out.renewal_interval < std::chrono::milliseconds(1)) {
     lock.Fail(lock.Path("renewal_interval"), "must be at least 1ms");
   }
@@ -464,6 +465,7 @@ Scenario ForExpectation(const Scenario& s, const Expectation& x) {
     if (o.renewal_interval) out.lock.renewal_interval = o.renewal_interval;
     if (o.drift_factor_ppm) out.lock.drift_factor_ppm = o.drift_factor_ppm;
     if (o.parallel) out.lock.parallel = o.parallel;
+    if (o.node_timeout) out.lock.node_timeout = o.node_timeout;
   }
   if (x.faults) out.faults = *x.faults;
   return out;

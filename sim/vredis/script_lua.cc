@@ -4,6 +4,10 @@ extern "C" {
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+
+// Debian's lua-cjson-dev and lua-bitop-dev, C functions.
+int luaopen_cjson(lua_State* L);
+int luaopen_bit(lua_State* L);
 }
 
 #include <cctype>
@@ -11,6 +15,7 @@ extern "C" {
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -160,6 +165,64 @@ void Protect(lua_State* L, int idx) {
 // through proxies. Argument checks are those of lbaselib.c / ltablib.c, so
 // error messages are unchanged.
 // ---------------------------------------------------------------------------
+
+// Redis's Lua parses every chunk as text: loading precompiled bytecode was
+// a known way out of its sandbox, so a dumped function reads as a syntax
+// error at its first byte (ESC), as redis-server 7.0 answers:
+// loadstring(string.dump(f)) is nil, "[string \"\x1bLuaQ\"]:1: unexpected
+// symbol near 'char(27)'".
+int LoadChunk(lua_State* L, const std::string& chunk, const char* chunkname) {
+  if (!chunk.empty() && chunk[0] == LUA_SIGNATURE[0]) {
+    lua_pushnil(L);
+    // luaO_chunkid: "=name" is shown as name, "@file" as file, a string
+    // source as [string "its first line"] (up to a NUL).
+    const std::string name(chunkname);
+    std::string id;
+    if (!name.empty() && (name[0] == '=' || name[0] == '@')) {
+      id = name.substr(1);
+    } else {
+      id = "[string \"" + std::string(name.substr(0, name.find_first_of("\n\r")).c_str()) + "\"]";
+    }
+    lua_pushfstring(L, "%s:1: unexpected symbol near 'char(27)'", id.c_str());
+    return 2;
+  }
+  if (luaL_loadbuffer(L, chunk.data(), chunk.size(), chunkname) == 0) return 1;
+  lua_pushnil(L);
+  lua_insert(L, -2);  // nil, message
+  return 2;
+}
+
+int LoadString(lua_State* L) {
+  size_t len = 0;
+  const char* s = luaL_checklstring(L, 1, &len);
+  const char* chunkname = luaL_optstring(L, 2, s);
+  return LoadChunk(L, std::string(s, len), chunkname);
+}
+
+// load(f [, chunkname]): the pieces f returns, joined, then as loadstring.
+int Load(lua_State* L) {
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  const char* chunkname = luaL_optstring(L, 2, "=(load)");
+  std::string chunk;
+  for (;;) {
+    lua_pushvalue(L, 1);
+    lua_call(L, 0, 1);
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      break;
+    }
+    if (!lua_isstring(L, -1)) return luaL_error(L, "reader function must return a string");
+    size_t len = 0;
+    const char* piece = lua_tolstring(L, -1, &len);
+    if (len == 0) {
+      lua_pop(L, 1);
+      break;
+    }
+    chunk.append(piece, len);
+    lua_pop(L, 1);
+  }
+  return LoadChunk(L, chunk, chunkname);
+}
 
 int Next(lua_State* L) {
   luaL_checktype(L, 1, LUA_TTABLE);
@@ -487,11 +550,22 @@ void LuaScripting::Init() {
     lua_pushstring(L, lib.name);
     lua_call(L, 1, 0);
   }
+  // cjson and bit, as Redis 7.0 loads them (Debian's lua-cjson 2.1.0, the
+  // version Redis vendors, and LuaBitOp). cmsgpack and struct, which
+  // Debian does not package, stay absent.
+  lua_pushcfunction(L, luaopen_cjson);
+  lua_call(L, 0, 1);
+  lua_setglobal(L, "cjson");
+  lua_pushcfunction(L, luaopen_bit);
+  lua_pushstring(L, "bit");
+  lua_call(L, 1, 0);
   for (const char* name : {"dofile", "loadfile", "print", "getfenv", "setfenv", "newproxy"}) {
     lua_pushnil(L);
     lua_setglobal(L, name);
   }
   lua_register(L, "pcall", RedisPcall);
+  lua_register(L, "loadstring", LoadString);
+  lua_register(L, "load", Load);
   lua_register(L, "next", Next);
   lua_pushcfunction(L, Next);
   lua_pushcclosure(L, Pairs, 1);

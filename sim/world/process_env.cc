@@ -11,8 +11,14 @@ namespace {
 // incarnation: a paused process sends and reads nothing until it resumes,
 // and a crashed one never does.
 struct CallAwaiter final : ReplySink {
-  CallAwaiter(Runtime* rt, int p, int inc, int a, int n, Command c)
-      : runtime(rt), process(p), incarnation(inc), actor(a), node(n), cmd(std::move(c)) {}
+  CallAwaiter(Runtime* rt, int p, int inc, int a, int n, Command c, Nanos call_timeout)
+      : runtime(rt), process(p), incarnation(inc), actor(a), node(n), cmd(std::move(c)) {
+    // The shorter of the call's own timeout and the socket timeout.
+    const Nanos socket = runtime->call_timeout();
+    timeout = call_timeout.count() > 0 && (socket.count() == 0 || call_timeout < socket)
+                  ? call_timeout
+                  : socket;
+  }
 
   Runtime* runtime;
   int process;
@@ -20,6 +26,7 @@ struct CallAwaiter final : ReplySink {
   int actor;
   int node;
   Command cmd;
+  Nanos timeout{0};  // 0: wait for ever
   Reply reply;
   std::coroutine_handle<> handle;
   bool timed_out = false;
@@ -42,17 +49,19 @@ struct CallAwaiter final : ReplySink {
   Reply await_resume() { return std::move(reply); }
 
   void Send() {
-    if (runtime->call_timeout().count() > 0) {
+    if (timeout.count() > 0) {
       settled = std::make_shared<bool>(false);
       runtime->After(
-          runtime->call_timeout(), process,
+          timeout, process,
           [this, settled = settled] {
             if (*settled) return;
             *settled = true;
             timed_out = true;
             runtime->Abandon(actor, node);
-            reply = Reply::Error("ERR locksim: no reply within the socket timeout (" +
-                                 FormatDuration(runtime->call_timeout()) + ")");
+            reply = Reply::Error(
+                std::string("ERR locksim: no reply within the ") +
+                (timeout == runtime->call_timeout() ? "socket" : "request") + " timeout (" +
+                FormatDuration(timeout) + ")");
             Deliver();
           },
           incarnation);
@@ -134,7 +143,7 @@ struct WaitAwaiter {
 
 }  // namespace
 
-Task<Reply> ProcessEnv::Call(int node, Command cmd) {
+Task<Reply> ProcessEnv::Call(int node, Command cmd, Nanos timeout) {
   if (node < 0 || node >= runtime_->NodeCount()) {
     runtime_->InvariantBroken("lock code called node " + std::to_string(node) + " of " +
                               std::to_string(runtime_->NodeCount()));
@@ -145,7 +154,7 @@ Task<Reply> ProcessEnv::Call(int node, Command cmd) {
   ++*commands_sent_;
   // A named awaiter, not a temporary: g++ 12 destroys the members of a
   // prvalue awaiter in a co_await expression twice (GCC PR 100611 family).
-  CallAwaiter awaiter(runtime_, process_, incarnation_, actor_, node, std::move(cmd));
+  CallAwaiter awaiter(runtime_, process_, incarnation_, actor_, node, std::move(cmd), timeout);
   co_return co_await awaiter;
 }
 

@@ -22,7 +22,8 @@ class ProcessEnv : public Env {
         actor_(actor),
         thread_id_(thread_id) {}
 
-  Task<Reply> Call(int node, Command cmd) override;
+  using Env::Call;
+  Task<Reply> Call(int node, Command cmd, Nanos timeout) override;
   int NodeCount() const override { return runtime_->NodeCount(); }
   Nanos Now() const override { return runtime_->LocalNow(process_); }
   Task<void> SleepFor(Nanos d) override;

@@ -175,6 +175,26 @@ TEST_F(CliTest, AnExpectationRunExitsZeroWhenEveryExpectationIsMet) {
   EXPECT_NE(label.out.find("NOT as expected"), std::string::npos) << label.out;
 }
 
+// A run in which nobody ever held the lock tested nothing, and says so: a
+// client partitioned from its only node for the whole run, no timeout.
+TEST_F(CliTest, ARunWithNoAcquisitionSaysNothingWasTested) {
+  const std::string cut = Write("cut.json", R"({
+    "name": "cut", "algorithm": "set-nx-px", "duration": "5s",
+    "clients": [{"name": "A", "hold": "100ms"}],
+    "faults": [{"type": "partition", "between": [["A"], ["redis0"]], "at": "0s", "duration": "1m"}]})");
+  Outcome o = Locksim("run " + cut);
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("verdict: SAFE; 0 acquisitions"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("WARNING: no client ever acquired the lock: nothing was tested"),
+            std::string::npos) << o.out;
+  // One that acquired has no such warning.
+  const std::string fine = Write("fine.json", R"({
+    "name": "fine", "algorithm": "set-nx-px", "duration": "5s",
+    "clients": [{"name": "A", "hold": "100ms"}]})");
+  Outcome ok = Locksim("run " + fine);
+  EXPECT_EQ(ok.out.find("nothing was tested"), std::string::npos) << ok.out;
+}
+
 TEST_F(CliTest, AlgorithmSatisfiesAScenarioThatNamesNone) {
   const std::string none = Write("none.json", R"({
     "name": "none", "duration": "10s", "clients": [{"name": "A", "hold": "100ms"}]})");

@@ -19,8 +19,9 @@ using std::chrono::seconds;
 class UnreachableEnv : public EnvWrapper {
  public:
   using EnvWrapper::EnvWrapper;
-  Task<Reply> Call(int node, Command cmd) override {
-    if (node != 0) co_return co_await target()->Call(node, std::move(cmd));
+  using EnvWrapper::Call;
+  Task<Reply> Call(int node, Command cmd, Nanos timeout) override {
+    if (node != 0) co_return co_await target()->Call(node, std::move(cmd), timeout);
     co_return Reply::Error("ERR connection refused");
   }
 };

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
@@ -61,9 +63,10 @@ TEST(RedlockTest, ResolvedDefaultsAreRedlockRbs) {
 class RecordingEnv : public EnvWrapper {
  public:
   using EnvWrapper::EnvWrapper;
-  Task<Reply> Call(int node, Command cmd) override {
+  using EnvWrapper::Call;
+  Task<Reply> Call(int node, Command cmd, Nanos timeout) override {
     std::string name = cmd[0];
-    Reply r = co_await target()->Call(node, std::move(cmd));
+    Reply r = co_await target()->Call(node, std::move(cmd), timeout);
     log.push_back(name + "@" + std::to_string(node) + " -> " + r.ToString());
     co_return r;
   }
@@ -100,6 +103,8 @@ Outcome OneTry(Nanos one_way) {
   LockConfig config = FindAlgorithm("redlock")->defaults;
   config.ttl = seconds(1);
   config.tries = 1;
+  // Slow links, not dead ones: the requests wait for their replies.
+  config.node_timeout = seconds(2);
   RedlockLock lock(env, config);
   Outcome out;
   w.Spawn(p, Nanos(0), AcquireThenLook(&lock, &env, &out.acquired, &out.keys_left));
@@ -125,6 +130,50 @@ TEST(RedlockTest, ValidityCheckFailsASlowMajorityAndUnlocksEveryNode) {
   for (int node = 0; node < 5; ++node) expected.push_back("EVAL@" + std::to_string(node) + " -> (integer) 1");
   ASSERT_GE(slow.log.size(), 10u);
   EXPECT_EQ(std::vector<std::string>(slow.log.begin(), slow.log.begin() + 10), expected);
+}
+
+// The distlock text's request timeout: a node that does not answer within
+// a hundredth of the lease (10 ms for 1 s here) counts as one that refused;
+// the others decide, and the try does not wait for the slow node.
+TEST(RedlockTest, ANodeThatDoesNotAnswerCountsAsOneThatRefused) {
+  LockConfig config = FindAlgorithm("redlock")->defaults;
+  config.ttl = seconds(1);
+  EXPECT_EQ(RedlockLock::NodeTimeout(config), milliseconds(10));
+  config.ttl = seconds(30);
+  EXPECT_EQ(RedlockLock::NodeTimeout(config), milliseconds(50));
+  config.ttl = milliseconds(100);
+  EXPECT_EQ(RedlockLock::NodeTimeout(config), milliseconds(5));
+  config.node_timeout = milliseconds(7);
+  EXPECT_EQ(RedlockLock::NodeTimeout(config), milliseconds(7));
+
+  // Five nodes, the links to two of them cut: three answers are a majority,
+  // and the try ends about 10 ms in, not when the links heal.
+  WorldOptions o;
+  o.nodes = 5;
+  VirtualWorld w(o);
+  const int p = w.AddProcess("A");
+  for (int node : {3, 4}) w.SetPartitioned(p, w.node_process(w.MasterOf(node)), true);
+  ProcessEnv process(&w, p);
+  RecordingEnv env(&process);
+  LockConfig c = FindAlgorithm("redlock")->defaults;
+  c.ttl = seconds(1);
+  c.tries = 1;
+  RedlockLock lock(env, c);
+  bool acquired = false;
+  Nanos took{0};
+  auto run = [](RedlockLock* lock, Env* env, bool* acquired, Nanos* took) -> Task<void> {
+    const Nanos start = env->Now();
+    *acquired = co_await lock->Acquire(*env);
+    *took = env->Now() - start;
+  };
+  w.Spawn(p, Nanos(0), run(&lock, &env, &acquired, &took));
+  w.Run(seconds(10));
+  EXPECT_TRUE(acquired);
+  EXPECT_GE(took, milliseconds(10));
+  EXPECT_LT(took, milliseconds(12));
+  EXPECT_EQ(std::count_if(env.log.begin(), env.log.end(),
+                          [](const std::string& l) { return l.find("request timeout (10ms)") != std::string::npos; }),
+            2);
 }
 
 TEST(RedlockTest, AMinorityIsNotALock) {
