@@ -6,12 +6,13 @@
 #include <cctype>
 #include <cstdint>
 #include <iterator>
+#include <span>
 
 #include "sim/vredis/server.h"
 
 namespace locksim {
 
-const VirtualRedis::CommandSpec* VirtualRedis::Lookup(std::string_view name) {
+std::span<const VirtualRedis::CommandSpec> VirtualRedis::Commands() {
   static const CommandSpec kCommands[] = {
       // Generic key space (db.cc).
       {"del", -2, kWrite, &VirtualRedis::DelCommand},
@@ -66,7 +67,23 @@ const VirtualRedis::CommandSpec* VirtualRedis::Lookup(std::string_view name) {
       {"eval_ro", -3, kNoScript | kStale | kReadOnly, &VirtualRedis::EvalRoCommand},
       {"evalsha_ro", -3, kNoScript | kStale | kReadOnly, &VirtualRedis::EvalShaRoCommand},
       {"script", -2, kNoScript, &VirtualRedis::ScriptCommand},
+      // What client libraries send as they connect (networking.cc,
+      // db.cc, server.cc): enough for "any client library" to talk to
+      // locksim serve.
+      {"select", 2, kStale, &VirtualRedis::SelectCommand},
+      {"flushdb", -1, kWrite, &VirtualRedis::FlushdbCommand},
+      {"client", -2, kNoScript | kStale, &VirtualRedis::ClientCommand},
+      {"hello", -1, kNoScript | kStale, &VirtualRedis::HelloCommand},
+      {"info", -1, kStale, &VirtualRedis::InfoCommand},
+      {"time", 1, kStale, &VirtualRedis::TimeCommand},
+      {"command", -1, kStale, &VirtualRedis::CommandCommand},
+      {"config", -2, kNoScript | kStale, &VirtualRedis::ConfigCommand},
   };
+  return kCommands;
+}
+
+const VirtualRedis::CommandSpec* VirtualRedis::Lookup(std::string_view name) {
+  const std::span<const CommandSpec> kCommands = Commands();
   // Found by a hash of the lower-cased name in an index built once:
   // this runs for every command and every redis.call, and a scan of the
   // table (with ASCII case folding per character) was 8% of an EVAL

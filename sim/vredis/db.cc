@@ -238,3 +238,30 @@ int64_t VirtualRedis::PeekExpire(const std::string& key) const {
 }
 
 }  // namespace locksim
+
+namespace locksim {
+
+// selectCommand(): one database is modelled, number 0; the others of a
+// default Redis (1-15) are refused rather than silently shared.
+Reply VirtualRedis::SelectCommand(const Command& argv) {
+  int64_t id = 0;
+  if (!StringToInt64(argv[1], &id)) return Reply::Error(std::string(kNotIntegerErr));
+  if (id < 0 || id > 15) return Reply::Error("ERR DB index is out of range");
+  if (id != 0) return Reply::Error("ERR locksim models database 0 only");
+  return Reply::Ok();
+}
+
+// flushdbCommand(): FLUSHALL of the one database, without FLUSHALL's save.
+Reply VirtualRedis::FlushdbCommand(const Command& argv) {
+  if (argv.size() > 2 ||
+      (argv.size() == 2 && !IsKeyword(argv[1], "SYNC") && !IsKeyword(argv[1], "ASYNC"))) {
+    return Reply::Error(std::string(kSyntaxErr));
+  }
+  SignalFlushed();
+  dirty_ += static_cast<int64_t>(db_.size());
+  ClearDb();
+  ++dirty_;
+  return Reply::Ok();
+}
+
+}  // namespace locksim

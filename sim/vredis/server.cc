@@ -101,6 +101,7 @@ Reply VirtualRedis::Execute(ConnId conn, const Command& argv, int64_t now_ms) {
   auto it = conns_.find(conn);
   if (it == conns_.end()) it = conns_.emplace(conn, Connection{}).first;
   conn_ = &it->second;
+  conn_id_ = conn;
   now_ms_ = now_ms;
   // What one command propagates (a lazily expired key's DEL, then the
   // command's own effect) is emitted together, wrapped in MULTI/EXEC when
@@ -209,6 +210,88 @@ void VirtualRedis::Cron(int64_t now_ms, Random& random) {
   now_ms_ = now_ms;
   if (!replica_) ActiveExpireCycle(random);
   PersistenceCron();
+}
+
+}  // namespace locksim
+
+namespace locksim {
+
+// infoCommand(): the sections and fields a client library looks at (a ready
+// check reads persistence's "loading", the role), in Redis's layout.
+Reply VirtualRedis::InfoCommand(const Command& argv) {
+  std::string want = argv.size() >= 2 ? argv[1] : "default";
+  for (char& c : want) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const bool all = want == "default" || want == "all" || want == "everything";
+  std::string out;
+  auto section = [&](const std::string& name, const std::string& title, const std::string& body) {
+    if (!all && want != name) return;
+    out += (out.empty() ? "" : "\r\n") + ("# " + title + "\r\n") + body;
+  };
+  section("server", "Server",
+          "redis_version:7.0.15\r\nredis_mode:standalone\r\nexecutable:locksim\r\n");
+  section("clients", "Clients", "connected_clients:" + std::to_string(conns_.size()) + "\r\n");
+  const bool aof = persistence_ == Persistence::kAofAlways || persistence_ == Persistence::kAofEverySec;
+  section("persistence", "Persistence",
+          "loading:0\r\nasync_loading:0\r\nrdb_changes_since_last_save:" +
+              std::to_string(dirty_ - dirty_at_last_save_) + "\r\naof_enabled:" + (aof ? "1" : "0") +
+              "\r\n");
+  section("replication", "Replication", std::string("role:") + (replica_ ? "slave" : "master") + "\r\n");
+  section("keyspace", "Keyspace",
+          db_.empty() ? std::string()
+                      : "db0:keys=" + std::to_string(db_.size()) +
+                            ",expires=" + std::to_string(expires_.size()) + ",avg_ttl=0\r\n");
+  return Reply::String(out);
+}
+
+// timeCommand(): this node's clock, seconds and microseconds (the model
+// keeps milliseconds).
+Reply VirtualRedis::TimeCommand(const Command&) {
+  return Reply::Array({Reply::String(std::to_string(now_ms_ / 1000)),
+                       Reply::String(std::to_string(now_ms_ % 1000 * 1000))});
+}
+
+// commandCommand(): COUNT, and the table as name, arity and flags; key
+// positions, ACL categories and the rest of Redis's entry are not modelled
+// (0 and empty).
+Reply VirtualRedis::CommandCommand(const Command& argv) {
+  auto entry = [](const CommandSpec& c) {
+    std::vector<Reply> flags;
+    if (c.flags & kWrite) flags.push_back(Reply::Status("write"));
+    if (c.flags & kReadOnly) flags.push_back(Reply::Status("readonly"));
+    if (c.flags & kNoScript) flags.push_back(Reply::Status("noscript"));
+    if (c.flags & kStale) flags.push_back(Reply::Status("stale"));
+    return Reply::Array({Reply::String(std::string(c.name)), Reply::Integer(c.arity),
+                         Reply::Array(std::move(flags)), Reply::Integer(0), Reply::Integer(0),
+                         Reply::Integer(0), Reply::Array({}), Reply::Array({}), Reply::Array({}),
+                         Reply::Array({})});
+  };
+  if (argv.size() == 1) {
+    std::vector<Reply> all;
+    for (const CommandSpec& c : Commands()) all.push_back(entry(c));
+    return Reply::Array(std::move(all));
+  }
+  if (IsKeyword(argv[1], "COUNT") && argv.size() == 2) {
+    return Reply::Integer(static_cast<int64_t>(Commands().size()));
+  }
+  if (IsKeyword(argv[1], "INFO")) {
+    std::vector<Reply> found;
+    for (size_t i = 2; i < argv.size(); ++i) {
+      const CommandSpec* c = Lookup(argv[i]);
+      found.push_back(c ? entry(*c) : Reply::Nil());
+    }
+    return Reply::Array(std::move(found));
+  }
+  return Reply::Error("ERR unknown subcommand '" + argv[1] + "'. Try COMMAND HELP.");
+}
+
+// configCommand() (config.c): GET answers nothing is configured (an empty
+// list, as for an unknown parameter); SET is refused.
+Reply VirtualRedis::ConfigCommand(const Command& argv) {
+  if (IsKeyword(argv[1], "GET") && argv.size() >= 3) return Reply::Array({});
+  if (IsKeyword(argv[1], "SET") || IsKeyword(argv[1], "RESETSTAT") || IsKeyword(argv[1], "REWRITE")) {
+    return Reply::Error("ERR locksim does not model CONFIG " + argv[1]);
+  }
+  return Reply::Error("ERR unknown subcommand '" + argv[1] + "'. Try CONFIG HELP.");
 }
 
 }  // namespace locksim

@@ -21,6 +21,7 @@
 #include <optional>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -155,6 +156,7 @@ class VirtualRedis {
     std::map<std::string, bool> watched;
     std::set<std::string> channels;
     std::vector<Reply> pushes;
+    std::string name;  // CLIENT SETNAME
   };
 
   // Command flags, a subset of redis's CMD_* flags.
@@ -175,6 +177,7 @@ class VirtualRedis {
     Handler handler;
   };
   static const CommandSpec* Lookup(std::string_view name);  // commands.cc
+  static std::span<const CommandSpec> Commands();            // the table
 
   // Runs one command for the current connection: checks, MULTI queueing,
   // then Call(). `from_script` selects the error wording Redis uses inside
@@ -219,6 +222,17 @@ class VirtualRedis {
   // ---- server.cc ----
   Reply PingCommand(const Command& argv);
   Reply EchoCommand(const Command& argv);
+  // What client libraries send as they connect: CLIENT and HELLO
+  // (networking.cc, as networking.c), SELECT and FLUSHDB (db.cc), INFO,
+  // TIME, COMMAND and CONFIG GET (server.cc).
+  Reply ClientCommand(const Command& argv);
+  Reply HelloCommand(const Command& argv);
+  Reply SelectCommand(const Command& argv);
+  Reply FlushdbCommand(const Command& argv);
+  Reply InfoCommand(const Command& argv);
+  Reply TimeCommand(const Command& argv);
+  Reply CommandCommand(const Command& argv);
+  Reply ConfigCommand(const Command& argv);
 
   // ---- t_string.cc ----
   Reply GetCommand(const Command& argv);
@@ -301,6 +315,7 @@ class VirtualRedis {
   std::map<ConnId, Connection> conns_;
   ConnId next_conn_ = 1;
   Connection* conn_ = nullptr;  // the connection of the command being run
+  ConnId conn_id_ = -1;         // and its id
   int64_t now_ms_ = 0;          // frozen for the command being run
   bool in_script_ = false;
   bool in_exec_ = false;

@@ -642,6 +642,29 @@ TEST_F(Differential, FrozenClockMakesTimeDependentRepliesExact) {
   }
 }
 
+// What client libraries send as they connect, where the model answers as
+// Redis 7.0 does (SELECT of another database, COMMAND's table and CONFIG's
+// parameters are deliberately not modelled: see server.cc).
+TEST_F(Differential, ConnectionCommandsAnswerAsRedis) {
+  Session session(oracle_);
+  const std::vector<Step> steps = {
+      {0, {"SET", "k", "v"}, 0},
+      {0, {"SELECT", "0"}, 0},        {0, {"SELECT", "16"}, 0},
+      {0, {"SELECT", "x"}, 0},        {0, {"CLIENT", "GETNAME"}, 0},
+      {0, {"CLIENT", "SETNAME", "a b"}, 0}, {0, {"CLIENT", "SETNAME", "lib"}, 0},
+      {0, {"CLIENT", "GETNAME"}, 0},  {0, {"CLIENT", "SETINFO", "lib-name", "x"}, 0},
+      {0, {"CLIENT", "FOO"}, 0},      {0, {"HELLO", "4"}, 0},
+      {0, {"HELLO", "x"}, 0},         {0, {"FLUSHDB", "x"}, 0},
+      {0, {"DBSIZE"}, 0},             {0, {"FLUSHDB"}, 0},
+      {0, {"DBSIZE"}, 0},             {0, {"SET", "k", "v"}, 0},
+      {0, {"FLUSHDB", "ASYNC"}, 0},   {0, {"GET", "k"}, 0},
+  };
+  for (const Step& s : steps) {
+    std::optional<std::string> d = session.Run(s);
+    ASSERT_FALSE(d.has_value()) << FormatStep(s) << "\n    " << *d;
+  }
+}
+
 // What the virtual node propagates to replicas and the AOF, against the
 // real server's AOF for the same random stream: the same commands, with the
 // same rewrites (EXPIRE as PEXPIREAT, SET EX as SET PXAT, GETSET as SET, a

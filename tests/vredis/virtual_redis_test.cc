@@ -28,6 +28,41 @@ const Reply kWrongType =
 const Reply kNotInteger = Reply::Error("ERR value is not an integer or out of range");
 const Reply kQueued = Reply::Status("QUEUED");
 
+// The commands a client library sends as it connects (ioredis's ready
+// check reads INFO's "loading:0"), with what the model leaves out said.
+TEST_F(VirtualRedisTest, ConnectionCommandsOfClientLibraries) {
+  const VirtualRedis::ConnId a = redis_.Connect();
+  const VirtualRedis::ConnId b = redis_.Connect();
+  EXPECT_EQ(On(a, {"CLIENT", "ID"}), Int(a));
+  EXPECT_EQ(On(b, {"CLIENT", "ID"}), Int(b));
+  EXPECT_TRUE(On(a, {"CLIENT", "SETNAME", "worker-1"}).IsOk());
+  EXPECT_EQ(On(a, {"CLIENT", "GETNAME"}), Str("worker-1"));
+  EXPECT_TRUE(On(b, {"CLIENT", "GETNAME"}).IsNil());  // per connection
+  const Reply hello = On(a, {"HELLO", "2", "SETNAME", "w"});
+  ASSERT_EQ(hello.elements.size(), 14u);
+  EXPECT_EQ(hello.elements[3], Str("7.0.15"));
+  EXPECT_EQ(hello.elements[7], Int(a));
+  EXPECT_EQ(On(a, {"CLIENT", "GETNAME"}), Str("w"));
+  EXPECT_EQ(On(a, {"SELECT", "1"}), Err("ERR locksim models database 0 only"));
+  Do({"SET", "k", "v", "PX", "5000"});
+  const std::string info = Do({"INFO"}).str;
+  EXPECT_NE(info.find("# Server\r\nredis_version:7.0.15\r\n"), std::string::npos) << info;
+  EXPECT_NE(info.find("loading:0\r\n"), std::string::npos) << info;
+  EXPECT_NE(info.find("role:master\r\n"), std::string::npos) << info;
+  EXPECT_NE(info.find("db0:keys=1,expires=1,avg_ttl=0\r\n"), std::string::npos) << info;
+  EXPECT_EQ(Do({"INFO", "replication"}), Str("# Replication\r\nrole:master\r\n"));
+  EXPECT_EQ(Do({"INFO", "nosuch"}), Str(""));
+  EXPECT_EQ(Do({"TIME"}, kT0 + 1234), Arr({Str("1704067201"), Str("234000")}));
+  EXPECT_EQ(Do({"COMMAND", "COUNT"}), Int(static_cast<int64_t>(Do({"COMMAND"}).elements.size())));
+  const Reply get = Do({"COMMAND", "INFO", "get", "nosuch"});
+  ASSERT_EQ(get.elements.size(), 2u);
+  EXPECT_EQ(get.elements[0].elements[0], Str("get"));
+  EXPECT_EQ(get.elements[0].elements[1], Int(2));
+  EXPECT_TRUE(get.elements[1].IsNil());
+  EXPECT_EQ(Do({"CONFIG", "GET", "maxmemory"}), Arr({}));
+  EXPECT_EQ(Do({"CONFIG", "SET", "maxmemory", "1"}), Err("ERR locksim does not model CONFIG SET"));
+}
+
 TEST_F(VirtualRedisTest, SetNxOnlySetsAMissingKey) {
   EXPECT_TRUE(Do({"SET", "k", "a", "NX"}).IsOk());
   EXPECT_TRUE(Do({"SET", "k", "b", "NX"}).IsNil());
