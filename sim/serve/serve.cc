@@ -199,12 +199,19 @@ std::optional<Command> ToCommand(const redisReply& r) {
   return argv;
 }
 
+constexpr timespec kNoWait{0, 0};
+
 class ServeLoop {
  public:
   ServeLoop(Fd listener, const ServeOptions& options)
       : listener_(std::move(listener)),
         offset_ms_(options.clock_offset_ms),
-        random_(options.seed) {}
+        random_(options.seed) {
+    // A script that does not end keeps running, as on redis-server; the
+    // other clients are answered while it does (WhileBusy).
+    node_.SetScriptInstructionLimit(0);
+    node_.SetBusyScriptHandler([this](int64_t instructions) { WhileBusy(instructions); });
+  }
 
   // Serves until a stop signal; returns its number.
   int Run();
@@ -231,6 +238,11 @@ class ServeLoop {
            offset_ms_;
   }
 
+  // Called from a running script every 100 000 Lua instructions. Past
+  // Redis's busy threshold (busy-reply-threshold, 5 s), the other clients
+  // are served: BUSY for every command but SCRIPT KILL (and QUIT and
+  // LOCKSIM.CLOCK); a stop signal kills the script so that serve can stop.
+  void WhileBusy(int64_t instructions);
   void Accept();
   void Read(Client& c);
   void Handle(Client& c, const Command& argv);
@@ -239,6 +251,11 @@ class ServeLoop {
   void Flush(Client& c);
   void Close(Client& c);
 
+  static constexpr std::chrono::seconds kBusyThreshold{5};
+  Client* running_ = nullptr;  // the client whose command runs now
+  bool busy_ = false;          // a script has run past the threshold
+  int64_t last_instructions_ = 0;
+  SteadyClock::time_point script_started_;
   Fd listener_;
   int64_t offset_ms_;
   Random random_;
@@ -297,6 +314,46 @@ int ServeLoop::Run() {
     }
     std::erase_if(clients_, [](const auto& c) { return c->closed; });
   }
+}
+
+void ServeLoop::WhileBusy(int64_t instructions) {
+  const auto now = SteadyClock::now();
+  if (instructions <= last_instructions_) script_started_ = now;  // a new script
+  last_instructions_ = instructions;
+  // A stop signal waits, blocked, for the next poll: look for it here.
+  sigset_t pending;
+  sigemptyset(&pending);
+  sigpending(&pending);
+  if (InterruptGuard::PendingSignal() || sigismember(&pending, SIGTERM) ||
+      sigismember(&pending, SIGINT)) {
+    // The server is stopping: the script goes, written or not (as
+    // SHUTDOWN NOSAVE); Run() sees the signal once the command returns.
+    node_.KillRunningScript(/*force=*/true);
+    return;
+  }
+  if (now - script_started_ < kBusyThreshold) return;
+  busy_ = true;
+  std::vector<pollfd> fds;
+  fds.push_back(pollfd{listener_.get(), POLLIN, 0});
+  for (const auto& c : clients_) {
+    short events = c->closing || c.get() == running_ ? 0 : POLLIN;
+    if (c->sent < c->out.size()) events |= POLLOUT;
+    fds.push_back(pollfd{c->fd.get(), events, 0});
+  }
+  if (ppoll(fds.data(), fds.size(), &kNoWait, InterruptGuard::WaitMask()) > 0) {
+    const size_t polled = fds.size() - 1;
+    for (size_t i = 0; i < polled; ++i) {
+      Client& c = *clients_[i];
+      // The running client's next requests wait for its script, as Redis's.
+      if (&c == running_ || c.closed || c.closing || fds[i + 1].revents == 0) continue;
+      if (fds[i + 1].revents & (POLLIN | POLLHUP | POLLERR)) Read(c);
+    }
+    if (fds[0].revents & POLLIN) Accept();
+  }
+  for (const auto& c : clients_) {
+    if (!c->closed && c.get() != running_) Flush(*c);
+  }
+  busy_ = false;
 }
 
 void ServeLoop::Accept() {
@@ -377,7 +434,17 @@ void ServeLoop::Handle(Client& c, const Command& argv) {
     AppendResp(ClockCommand(argv), &c.out);
     return;
   }
+  if (busy_) {
+    const bool kill = IsKeyword(argv[0], "SCRIPT") && argv.size() == 2 && IsKeyword(argv[1], "KILL");
+    AppendResp(kill ? node_.KillRunningScript()
+                    : Reply::Error("BUSY Redis is busy running a script. You can only call "
+                                   "SCRIPT KILL or SHUTDOWN NOSAVE."),
+               &c.out);
+    return;
+  }
+  running_ = &c;
   const Reply reply = node_.Execute(c.conn, argv, NodeNowMs());
+  running_ = nullptr;
   // Reply has a single Nil; RESP2 has two. Of the commands a node answers,
   // only EXEC's nil is a nil array ("*-1", a transaction aborted by WATCH,
   // as redis-server 7.0 writes it: checked byte for byte by

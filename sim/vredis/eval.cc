@@ -272,7 +272,12 @@ Reply LuaScripting::Eval(const Command& argv, bool by_sha, bool read_only) {
   const bool outer_script = server_->in_script_;
   server_->in_script_ = true;
   ++server_->effects_depth_;
+  running_ = true;
+  script_instructions_ = 0;
+  script_dirty_at_start_ = server_->dirty_;
+  stop_ = Stop::kNone;
   const int status = lua_pcall(L, 0, 1, -2);
+  running_ = false;
   --server_->effects_depth_;
   server_->in_script_ = outer_script;
   server_->FlushEffects();
@@ -426,17 +431,56 @@ Reply LuaScripting::Script(const Command& argv) {
     return Reply::String(sha);
   }
   if (sub == "kill") {
-    // Scripts run to completion inside one command here: none is ever
-    // running when another command arrives.
+    // A command runs only when no script does: a busy script is killed
+    // from its count hook (locksim serve, KillRunningScript).
     return Reply::Error("NOTBUSY No scripts in execution right now.");
   }
   // SCRIPT DEBUG starts Redis's interactive Lua debugger: not modelled.
   return Reply::Error("ERR SCRIPT DEBUG is not supported by the virtual Redis");
 }
 
+// luaMaskCountHook(): every kHookEvery instructions of a running script.
+void LuaScripting::CountHook(lua_State* L, lua_Debug*) {
+  lua_getfield(L, LUA_REGISTRYINDEX, "__locksim_scripting");
+  auto* self = static_cast<LuaScripting*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  if (self == nullptr || !self->running_) return;
+  self->script_instructions_ += kHookEvery;
+  VirtualRedis* server = self->server_;
+  const int64_t limit = server->script_instruction_limit_;
+  if (limit > 0 && self->script_instructions_ >= limit) {
+    self->stop_ = Stop::kRanAway;
+    lua_pushfstring(L,
+                    "locksim: the script ran %d million Lua instructions without ending "
+                    "(redis-server would stay busy until SCRIPT KILL; a simulation must end)",
+                    static_cast<int>(limit / 1000000));
+    lua_error(L);
+  }
+  if (server->busy_handler_) server->busy_handler_(self->script_instructions_);
+  if (self->stop_ == Stop::kKilled) {
+    lua_pushstring(L, "Script killed by user with SCRIPT KILL...");
+    lua_error(L);
+  }
+}
+
+Reply LuaScripting::KillRunningScript(bool force) {
+  if (!running_) return Reply::Error("NOTBUSY No scripts in execution right now.");
+  if (!force && server_->dirty_ != script_dirty_at_start_) {
+    return Reply::Error(
+        "UNKILLABLE Sorry the script already executed write commands against the dataset. You "
+        "can either wait the script termination or kill the server in a hard way using the "
+        "SHUTDOWN NOSAVE command.");
+  }
+  stop_ = Stop::kKilled;
+  return Reply::Ok();
+}
+
 // ---------------------------------------------------------------------------
 // The command handlers.
 // ---------------------------------------------------------------------------
+
+Reply VirtualRedis::KillRunningScript(bool force) { return lua_->KillRunningScript(force); }
+bool VirtualRedis::ScriptRunning() const { return lua_->running(); }
 
 Reply VirtualRedis::EvalCommand(const Command& argv) { return lua_->Eval(argv, false, false); }
 Reply VirtualRedis::EvalShaCommand(const Command& argv) { return lua_->Eval(argv, true, false); }

@@ -535,6 +535,11 @@ void LuaScripting::Close() {
 void LuaScripting::Init() {
   L_ = luaL_newstate();
   lua_State* L = L_;
+  // The count hook finds its scripting through the registry; it counts
+  // only while a script runs (Eval), as Redis's luaMaskCountHook.
+  lua_pushlightuserdata(L, this);
+  lua_setfield(L, LUA_REGISTRYINDEX, "__locksim_scripting");
+  lua_sethook(L, CountHook, LUA_MASKCOUNT, kHookEvery);
   // luaLoadLibraries(): base, table, string, math, and debug for the error
   // handler (removed right after). No package, os or io.
   const struct {

@@ -17,9 +17,10 @@
 //   whose metatable reads through to it and refuses writes, and the few base
 //   functions that bypass metatables (rawset, rawget, next, pairs,
 //   getmetatable, setmetatable, table.insert, table.foreach) are replaced by
-//   versions that see through proxies. Redis's bit, cjson, struct and
-//   cmsgpack libraries are not loaded: Debian packages none of them for Lua
-//   5.1 among our dependencies.
+//   versions that see through proxies. Of the libraries Redis loads, cjson
+//   and bit are (Debian's lua-cjson and lua-bitop, linked statically);
+//   struct and cmsgpack, which Debian does not package, are not. No
+//   bytecode: loadstring and load parse every chunk as text.
 // - math.random and math.randomseed use Redis's own 48-bit PRNG
 //   (rand.c redisLrand48). In 7.0 it is seeded once when the server starts
 //   and never reseeded per script, so successive scripts continue one
@@ -43,6 +44,7 @@
 #include "sim/core/reply.h"
 
 struct lua_State;
+struct lua_Debug;
 
 namespace locksim {
 
@@ -136,6 +138,24 @@ class LuaScripting {
   static constexpr size_t kShaMemoMax = 1024;
   std::unordered_map<std::string, std::string> sha_memo_;
   bool read_only_run_ = false;  // the running script may not write
+  // A script that runs long (luaMaskCountHook): instructions counted in
+  // steps of kHookEvery; what stopped it, if anything.
+  static constexpr int kHookEvery = 100000;
+  static void CountHook(lua_State* L, ::lua_Debug* ar);
+  int64_t script_instructions_ = 0;
+  int64_t script_dirty_at_start_ = 0;
+  enum class Stop { kNone, kKilled, kRanAway } stop_ = Stop::kNone;
+  bool running_ = false;
+
+ public:
+  // While a script is busy (`locksim serve`): SCRIPT KILL from another
+  // client. OK and the script stops with an error at its next count hook,
+  // or UNKILLABLE once it has written, as Redis 7.0 answers.
+  // `force`: even one that wrote (the server is stopping).
+  Reply KillRunningScript(bool force = false);
+  bool running() const { return running_; }
+
+ private:
   uint64_t rand48_;             // survives SCRIPT FLUSH, as in Redis
 };
 

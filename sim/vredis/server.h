@@ -17,6 +17,7 @@
 #define LOCKSIM_SIM_VREDIS_SERVER_H_
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <memory>
@@ -129,6 +130,21 @@ class VirtualRedis {
   // subscribed to (false / 0 for an unknown connection).
   bool InMulti(ConnId conn) const;
   size_t Subscriptions(ConnId conn) const;
+
+  // A script that does not end. Redis stays busy until SCRIPT KILL; a
+  // simulation must end, so by default a script is stopped after
+  // `limit` Lua instructions with an error reply ("ran over ... without
+  // ending"). `locksim serve` sets no limit and a handler instead, called
+  // every 100 000 instructions of a running script with the count so far:
+  // it answers other clients BUSY and passes SCRIPT KILL on
+  // (KillRunningScript).
+  static constexpr int64_t kDefaultScriptInstructionLimit = 500'000'000;
+  void SetScriptInstructionLimit(int64_t limit) { script_instruction_limit_ = limit; }
+  void SetBusyScriptHandler(std::function<void(int64_t instructions)> handler) {
+    busy_handler_ = std::move(handler);
+  }
+  Reply KillRunningScript(bool force = false);
+  bool ScriptRunning() const;
 
  private:
   friend class LuaScripting;
@@ -318,6 +334,8 @@ class VirtualRedis {
   ConnId conn_id_ = -1;         // and its id
   int64_t now_ms_ = 0;          // frozen for the command being run
   bool in_script_ = false;
+  int64_t script_instruction_limit_ = kDefaultScriptInstructionLimit;  // 0: none
+  std::function<void(int64_t)> busy_handler_;
   bool in_exec_ = false;
   bool loading_ = false;        // replaying the AOF or a replication stream
 

@@ -577,7 +577,47 @@ TEST(ServeOptionsTest, SecondServerOnTheSamePortExitsTwo) {
   EXPECT_EQ(h.Send({"PING"}), Reply::Status("PONG"));
 }
 
+// A script that does not end: once it has run Redis's busy threshold (5 s)
+// the other clients get BUSY, SCRIPT KILL stops it (its client gets
+// Redis's error, byte for byte as redis-server 7.0 sends it), and the
+// server serves again. One that wrote cannot be killed.
+TEST_F(ServeTest, ABusyScriptAnswersBusyAndScriptKillStopsIt) {
+  Raw runner(port_), other(port_);
+  ASSERT_TRUE(runner.connected() && other.connected());
+  runner.Send(Resp({"EVAL", "while true do end", "0"}));
+  other.Send(Resp({"PING"}));
+  EXPECT_EQ(other.Read(1),
+            "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN "
+            "NOSAVE.\r\n");
+  other.Send(Resp({"SCRIPT", "KILL"}));
+  EXPECT_EQ(other.Read(1), "+OK\r\n");
+  EXPECT_EQ(runner.Read(1),
+            "-ERR Script killed by user with SCRIPT KILL... script: "
+            "694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7, on @user_script:1.\r\n");
+  other.Send(Resp({"PING"}));
+  EXPECT_EQ(other.Read(1), "+PONG\r\n");
+  other.Send(Resp({"SCRIPT", "KILL"}));
+  EXPECT_EQ(other.Read(1), "-NOTBUSY No scripts in execution right now.\r\n");
+  // A script that wrote: UNKILLABLE.
+  runner.Send(Resp({"EVAL", "redis.call('set', 'x', '1') while true do end", "0"}));
+  other.Send(Resp({"SCRIPT", "KILL"}));
+  EXPECT_EQ(other.Read(1).rfind("-UNKILLABLE Sorry the script already executed write commands", 0), 0u);
+}
+
 class ServeStopTest : public ::testing::TestWithParam<int> {};
+
+// A stop signal ends even a busy script that wrote, and then the server.
+TEST(ServeBusyStopTest, AStopSignalEndsABusyScriptAndTheServer) {
+  Server server;
+  ASSERT_NE(server.port(), 0) << server.child().err();
+  Raw runner(server.port());
+  runner.Send(Resp({"EVAL", "redis.call('set', 'x', '1') while true do end", "0"}));
+  std::this_thread::sleep_for(milliseconds(300));
+  ASSERT_EQ(kill(server.child().pid(), SIGTERM), 0);
+  EXPECT_EQ(server.child().Wait(), 0) << server.child().err();
+  EXPECT_NE(server.child().err().find("stopped by SIGTERM"), std::string::npos)
+      << server.child().err();
+}
 
 TEST_P(ServeStopTest, StopSignalClosesEverythingAndExitsZero) {
   const int signo = GetParam();

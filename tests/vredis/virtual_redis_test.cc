@@ -63,6 +63,20 @@ TEST_F(VirtualRedisTest, ConnectionCommandsOfClientLibraries) {
   EXPECT_EQ(Do({"CONFIG", "SET", "maxmemory", "1"}), Err("ERR locksim does not model CONFIG SET"));
 }
 
+// A script that does not end is stopped after the instruction limit with an
+// error reply: a simulation must end (redis-server would stay busy).
+TEST_F(VirtualRedisTest, AScriptThatNeverEndsIsStoppedAtTheLimit) {
+  redis_.SetScriptInstructionLimit(1'000'000);
+  const Reply r = Do({"EVAL", "while true do end", "0"});
+  ASSERT_TRUE(r.IsError());
+  EXPECT_EQ(r.str.rfind("ERR locksim: the script ran 1 million Lua instructions without ending", 0), 0u)
+      << r.str;
+  EXPECT_TRUE(Do({"PING"}).type == Reply::Type::kStatus);  // and the node goes on
+  EXPECT_EQ(Do({"SCRIPT", "KILL"}), Err("NOTBUSY No scripts in execution right now."));
+  // A script that ends is not disturbed by the count hook.
+  EXPECT_EQ(Do({"EVAL", "local n = 0 for i = 1, 300000 do n = n + 1 end return n", "0"}), Int(300000));
+}
+
 TEST_F(VirtualRedisTest, SetNxOnlySetsAMissingKey) {
   EXPECT_TRUE(Do({"SET", "k", "a", "NX"}).IsOk());
   EXPECT_TRUE(Do({"SET", "k", "b", "NX"}).IsNil());
