@@ -278,6 +278,10 @@ Reply LuaScripting::Eval(const Command& argv, bool by_sha, bool read_only) {
   stop_ = Stop::kNone;
   const int status = lua_pcall(L, 0, 1, -2);
   running_ = false;
+  if (stop_ == Stop::kRanAway) {
+    server_->runaway_script_ =
+        "script " + sha + " (" + script.body.substr(0, script.body.find('\n')).substr(0, 80) + ")";
+  }
   --server_->effects_depth_;
   server_->in_script_ = outer_script;
   server_->FlushEffects();

@@ -133,8 +133,9 @@ class VirtualRedis {
 
   // A script that does not end. Redis stays busy until SCRIPT KILL; a
   // simulation must end, so by default a script is stopped after
-  // `limit` Lua instructions with an error reply ("ran over ... without
-  // ending"). `locksim serve` sets no limit and a handler instead, called
+  // `limit` Lua instructions with an error reply ("ran ... without
+  // ending"), and TakeRunawayScript names it (the virtual world then stops
+  // the run, exit 3). `locksim serve` sets no limit and a handler instead, called
   // every 100 000 instructions of a running script with the count so far:
   // it answers other clients BUSY and passes SCRIPT KILL on
   // (KillRunningScript).
@@ -145,6 +146,9 @@ class VirtualRedis {
   }
   Reply KillRunningScript(bool force = false);
   bool ScriptRunning() const;
+  // The script the instruction limit stopped in the last command ("script
+  // <sha>: <its first line>"), once; nullopt if none was.
+  std::optional<std::string> TakeRunawayScript() { return std::exchange(runaway_script_, std::nullopt); }
 
  private:
   friend class LuaScripting;
@@ -336,6 +340,7 @@ class VirtualRedis {
   bool in_script_ = false;
   int64_t script_instruction_limit_ = kDefaultScriptInstructionLimit;  // 0: none
   std::function<void(int64_t)> busy_handler_;
+  std::optional<std::string> runaway_script_;
   bool in_exec_ = false;
   bool loading_ = false;        // replaying the AOF or a replication stream
 

@@ -168,6 +168,11 @@ class Runtime {
 
   // What a developer needs to replay this run when an invariant breaks.
   void SetReplayHint(std::string hint) { replay_hint_ = std::move(hint); }
+  // "seed N; replay: <hint>", for a message that stops a run.
+  std::string ReplayText() const {
+    return "seed " + std::to_string(seed_) + "; replay: " +
+           (replay_hint_.empty() ? std::string("(no scenario)") : replay_hint_);
+  }
   // Aborts loudly, naming the seed and the command that replays the run.
   [[noreturn]] void InvariantBroken(const std::string& what) const;
 

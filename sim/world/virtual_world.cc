@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/core/errors.h"
+
 namespace locksim {
 namespace {
 uint64_t LinkKey(int from, int to) {
@@ -289,6 +291,15 @@ void VirtualWorld::ServeRequest(uint32_t id) {
   } else {
     Observe(physical);  // what time alone changed (a clock that jumped)
     m.reply = n.redis->Execute(ConnectionOf(m.actor, physical), m.cmd, NodeMillis(physical));
+    // Virtual time cannot wait for a script that does not end: the run
+    // stops, naming it.
+    if (std::optional<std::string> runaway = n.redis->TakeRunawayScript()) {
+      throw HarnessError(ProcessName(n.process) + " ran " + *runaway + " for " +
+                         std::to_string(VirtualRedis::kDefaultScriptInstructionLimit / 1000000) +
+                         " million Lua instructions without it ending (redis-server would stay "
+                         "busy until SCRIPT KILL; a simulation cannot wait for it); " +
+                         ReplayText());
+    }
     Observe(physical, m.actor);
     Replicate(physical);
     ScheduleCron(physical);

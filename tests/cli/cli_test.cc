@@ -195,6 +195,23 @@ TEST_F(CliTest, ARunWithNoAcquisitionSaysNothingWasTested) {
   EXPECT_EQ(ok.out.find("nothing was tested"), std::string::npos) << ok.out;
 }
 
+// A script that never ends cannot be waited for in virtual time: the run
+// stops with exit 3, naming the node, the script, the seed and the replay.
+TEST_F(CliTest, AScriptThatNeverEndsStopsTheRunNamingIt) {
+  const std::string loop = Write("loop.json", R"json({
+    "name": "loop", "algorithm": "set-nx-px", "seed": 7, "duration": "5s",
+    "workload": {"type": "commands", "commands": [["EVAL", "while true do end", "0"]],
+                 "replies": ["(nil)"]},
+    "clients": [{"name": "A", "hold": "100ms"}]})json");
+  Outcome o = Locksim("run " + loop);
+  EXPECT_EQ(o.exit_code, 3) << o.out << o.err;
+  EXPECT_NE(o.err.find("redis0 ran script 694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7 "
+                       "(while true do end) for 500 million Lua instructions without it ending"),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("seed 7; replay: "), std::string::npos) << o.err;
+}
+
 TEST_F(CliTest, AlgorithmSatisfiesAScenarioThatNamesNone) {
   const std::string none = Write("none.json", R"({
     "name": "none", "duration": "10s", "clients": [{"name": "A", "hold": "100ms"}]})");
