@@ -211,8 +211,8 @@ std::string DescribeConfig(const LockConfig& c) {
   }
   if (c.quorum) {
     s += " drift_factor_ppm=" + std::to_string(c.drift_factor_ppm) +
-         " parallel=" + (c.parallel ? "true" : "false");
-    if (c.node_timeout.count() > 0) s += " node_timeout=" + FormatDuration(c.node_timeout);
+         " parallel=" + (c.parallel ? "true" : "false") +
+         " node_timeout=" + FormatDuration(RedlockLock::NodeTimeout(c));
   }
   return s;
 }

@@ -132,6 +132,8 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
   if (!r.stopped_early.empty()) j["stopped_early"] = r.stopped_early;
   if (!r.label.empty()) j["label"] = r.label;
   j["verdict"] = VerdictName(r.verdict());
+  // A lock nobody ever held was not tested: "safe" then says nothing.
+  if (!r.limiter && r.acquisitions == 0) j["nothing_tested"] = true;
   if (auto met = r.ExpectationMet()) {
     const Expectation& x = *r.expectation();
     ojson e;

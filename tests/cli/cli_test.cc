@@ -187,6 +187,9 @@ TEST_F(CliTest, ARunWithNoAcquisitionSaysNothingWasTested) {
   EXPECT_NE(o.out.find("verdict: SAFE; 0 acquisitions"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("WARNING: no client ever acquired the lock: nothing was tested"),
             std::string::npos) << o.out;
+  Outcome json = Locksim("run " + cut + " --json -");
+  EXPECT_NE(json.out.find("\"verdict\": \"safe\",\n  \"nothing_tested\": true"), std::string::npos)
+      << json.out;
   // One that acquired has no such warning.
   const std::string fine = Write("fine.json", R"({
     "name": "fine", "algorithm": "set-nx-px", "duration": "5s",

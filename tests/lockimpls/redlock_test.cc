@@ -55,7 +55,7 @@ TEST(RedlockTest, ResolvedDefaultsAreRedlockRbs) {
   ASSERT_NE(a, nullptr);
   EXPECT_EQ(DescribeConfig(a->defaults),
             "ttl=10s retry_delay=200ms acquire_timeout=10s tries=4 drift_factor_ppm=10000 "
-            "parallel=true");
+            "parallel=true node_timeout=50ms");
   EXPECT_EQ(RedlockLock::Drift(a->defaults), milliseconds(102));  // 10s * 0.01 + 2ms
 }
 
