@@ -180,14 +180,8 @@ Reply VirtualRedis::DbsizeCommand(const Command&) {
 // nothing else. Watchers are touched while the keys are still there, and
 // with RDB persistence Redis saves the (now empty) dataset at once.
 Reply VirtualRedis::FlushallCommand(const Command& argv) {
-  if (argv.size() > 2 ||
-      (argv.size() == 2 && !IsKeyword(argv[1], "SYNC") && !IsKeyword(argv[1], "ASYNC"))) {
-    return Reply::Error(std::string(kSyntaxErr));
-  }
-  SignalFlushed();
-  dirty_ += static_cast<int64_t>(db_.size());
-  ClearDb();
-  ++dirty_;  // so that it propagates even when the keyspace was empty
+  Reply reply = FlushDb(argv);
+  if (reply.IsError()) return reply;
   if (persistence_ == Persistence::kRdb) {
     rdb_.clear();
     last_save_ms_ = now_ms_;
@@ -252,7 +246,12 @@ Reply VirtualRedis::SelectCommand(const Command& argv) {
 }
 
 // flushdbCommand(): FLUSHALL of the one database, without FLUSHALL's save.
-Reply VirtualRedis::FlushdbCommand(const Command& argv) {
+Reply VirtualRedis::FlushdbCommand(const Command& argv) { return FlushDb(argv); }
+
+// What FLUSHALL and FLUSHDB share (getFlushCommandFlags, emptyData): an
+// optional SYNC or ASYNC and nothing else; watchers are touched while the
+// keys are still there.
+Reply VirtualRedis::FlushDb(const Command& argv) {
   if (argv.size() > 2 ||
       (argv.size() == 2 && !IsKeyword(argv[1], "SYNC") && !IsKeyword(argv[1], "ASYNC"))) {
     return Reply::Error(std::string(kSyntaxErr));
@@ -260,7 +259,7 @@ Reply VirtualRedis::FlushdbCommand(const Command& argv) {
   SignalFlushed();
   dirty_ += static_cast<int64_t>(db_.size());
   ClearDb();
-  ++dirty_;
+  ++dirty_;  // so that it propagates even when the keyspace was empty
   return Reply::Ok();
 }
 

@@ -249,6 +249,7 @@ class VirtualRedis {
   Reply HelloCommand(const Command& argv);
   Reply SelectCommand(const Command& argv);
   Reply FlushdbCommand(const Command& argv);
+  Reply FlushDb(const Command& argv);  // what FLUSHALL and FLUSHDB share
   Reply InfoCommand(const Command& argv);
   Reply TimeCommand(const Command& argv);
   Reply CommandCommand(const Command& argv);
