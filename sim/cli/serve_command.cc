@@ -35,9 +35,13 @@ int ServeCommand(const std::vector<std::string>& args) {
       ParseIntOption("--clock-offset", clock_offset, -kMaxClockOffsetMs, kMaxClockOffsetMs);
   options.seed = ParseSeedOption("--seed", seed);
   const int signo = Serve(options, std::cout);
-  // A requested stop is the normal end of a server: exit 0.
-  std::fprintf(stderr, "locksim serve: stopped by SIG%s\n",
-               sigabbrev_np(signo) ? sigabbrev_np(signo) : "?");
+  // A requested stop (a signal, or SHUTDOWN) is the normal end of a server: exit 0.
+  if (signo == 0) {
+    std::fprintf(stderr, "locksim serve: stopped by SHUTDOWN\n");
+  } else {
+    std::fprintf(stderr, "locksim serve: stopped by SIG%s\n",
+                 sigabbrev_np(signo) ? sigabbrev_np(signo) : "?");
+  }
   return kExitSafe;
 }
 

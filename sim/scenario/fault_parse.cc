@@ -89,7 +89,8 @@ class FaultParser {
   // Which fields each fault takes: anything else is a mistake worth naming.
   void Allowed(std::initializer_list<const char*> fields) {
     static const char* kCommon[] = {"type", "at", "on", "note"};
-    for (const auto& [key, value] : j_.items()) {
+    for (const auto& item : j_.items()) {
+      const std::string& key = item.key();
       bool ok = std::find_if(std::begin(kCommon), std::end(kCommon),
                              [&](const char* c) { return key == c; }) != std::end(kCommon);
       for (const char* a : fields) ok = ok || key == a;

@@ -213,7 +213,7 @@ class ServeLoop {
     node_.SetBusyScriptHandler([this](int64_t instructions) { WhileBusy(instructions); });
   }
 
-  // Serves until a stop signal; returns its number.
+  // Serves until a stop signal (returns its number) or SHUTDOWN (returns 0).
   int Run();
 
  private:
@@ -247,6 +247,7 @@ class ServeLoop {
   void Read(Client& c);
   void Handle(Client& c, const Command& argv);
   Reply ClockCommand(const Command& argv);
+  void Shutdown(Client& c, const Command& argv);
   void DrainPushes();
   void Flush(Client& c);
   void Close(Client& c);
@@ -254,6 +255,7 @@ class ServeLoop {
   static constexpr std::chrono::seconds kBusyThreshold{5};
   Client* running_ = nullptr;  // the client whose command runs now
   bool busy_ = false;          // a script has run past the threshold
+  bool shutdown_ = false;      // SHUTDOWN was accepted: nothing more is written
   int64_t last_instructions_ = 0;
   SteadyClock::time_point script_started_;
   Fd listener_;
@@ -271,6 +273,7 @@ int ServeLoop::Run() {
   std::vector<pollfd> fds;
   for (;;) {
     if (int signo = InterruptGuard::PendingSignal()) return signo;
+    if (shutdown_) return 0;
     fds.clear();
     fds.push_back(pollfd{listener_.get(), POLLIN, 0});
     for (const auto& c : clients_) {
@@ -331,7 +334,7 @@ void ServeLoop::WhileBusy(int64_t instructions) {
     node_.KillRunningScript(/*force=*/true);
     return;
   }
-  if (now - script_started_ < kBusyThreshold) return;
+  if (shutdown_ || now - script_started_ < kBusyThreshold) return;
   busy_ = true;
   std::vector<pollfd> fds;
   fds.push_back(pollfd{listener_.get(), POLLIN, 0});
@@ -428,6 +431,10 @@ void ServeLoop::Handle(Client& c, const Command& argv) {
     c.closing = true;
     return;
   }
+  if (IsKeyword(argv[0], "SHUTDOWN") && !node_.InMulti(c.conn)) {
+    Shutdown(c, argv);  // inside MULTI, the node refuses it as Redis does
+    return;
+  }
   if (IsKeyword(argv[0], "LOCKSIM.CLOCK")) {
     // Administration of the fixture, not a Redis command: it runs at once,
     // even inside MULTI or in the subscribed state.
@@ -457,6 +464,43 @@ void ServeLoop::Handle(Client& c, const Command& argv) {
   const NilAs nil = IsKeyword(argv[0], "EXEC") ? NilAs::kArray : NilAs::kBulk;
   AppendResp(reply, &c.out, nil);
   DrainPushes();
+}
+
+// shutdownCommand(): SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] [ABORT], as Redis
+// 7.0 checks it. serve keeps nothing on disk, so SAVE saves nothing; every
+// accepted SHUTDOWN closes every connection without a reply and ends the
+// server (exit 0). While a script is busy only SHUTDOWN NOSAVE is allowed
+// (the others get BUSY, as in Redis); it kills the script, written or not.
+void ServeLoop::Shutdown(Client& c, const Command& argv) {
+  bool nosave = false, save = false, abort = false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (IsKeyword(argv[i], "NOSAVE")) {
+      nosave = true;
+    } else if (IsKeyword(argv[i], "SAVE")) {
+      save = true;
+    } else if (IsKeyword(argv[i], "ABORT")) {
+      abort = true;
+    } else if (!IsKeyword(argv[i], "NOW") && !IsKeyword(argv[i], "FORCE")) {
+      AppendResp(Reply::Error("ERR syntax error"), &c.out);
+      return;
+    }
+  }
+  if ((abort && argv.size() != 2) || (nosave && save)) {
+    AppendResp(Reply::Error("ERR syntax error"), &c.out);
+    return;
+  }
+  if (abort) {  // no shutdown ever waits for replicas here
+    AppendResp(Reply::Error("ERR No shutdown in progress."), &c.out);
+    return;
+  }
+  if (busy_ && !nosave) {
+    AppendResp(Reply::Error("BUSY Redis is busy running a script. You can only call SCRIPT "
+                            "KILL or SHUTDOWN NOSAVE."),
+               &c.out);
+    return;
+  }
+  if (busy_) node_.KillRunningScript(/*force=*/true);
+  shutdown_ = true;
 }
 
 // LOCKSIM.CLOCK GET | JUMP <ms> | OFFSET <ms> | HELP
@@ -515,6 +559,7 @@ void ServeLoop::DrainPushes() {
 }
 
 void ServeLoop::Flush(Client& c) {
+  if (shutdown_) return;  // as Redis: the connections close, unanswered
   while (c.sent < c.out.size()) {
     const ssize_t n =
         send(c.fd.get(), c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL);

@@ -28,8 +28,8 @@ inline constexpr int64_t kMaxClockOffsetMs = 36525LL * 24 * 3600 * 1000;
 // Listens on options.bind:options.port, prints
 //   locksim serve: listening on ADDR:PORT
 // to `out` (ADDR as bound, PORT the actual port), then serves clients until
-// SIGINT, SIGTERM or SIGHUP, closes every socket and returns the signal's
-// number. Throws InputError for an unusable --bind, --port or
+// SIGINT, SIGTERM or SIGHUP (returns the signal's number) or a client's
+// SHUTDOWN (returns 0), and closes every socket. Throws InputError for an unusable --bind, --port or
 // --clock-offset (not loopback, port in use) and HarnessError if a system
 // call fails unexpectedly.
 int Serve(const ServeOptions& options, std::ostream& out);

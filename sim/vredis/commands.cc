@@ -78,6 +78,10 @@ std::span<const VirtualRedis::CommandSpec> VirtualRedis::Commands() {
       {"time", 1, kStale, &VirtualRedis::TimeCommand},
       {"command", -1, kStale, &VirtualRedis::CommandCommand},
       {"config", -2, kNoScript | kStale, &VirtualRedis::ConfigCommand},
+      // A node does not stop itself (a scenario crashes it); locksim serve
+      // answers SHUTDOWN outside MULTI. Here for its checks inside one.
+      {"shutdown", -1, kNoScript | kNoMulti | kRejectInMulti | kStale,
+       &VirtualRedis::ShutdownCommand},
   };
   return kCommands;
 }

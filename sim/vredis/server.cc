@@ -173,6 +173,9 @@ Reply VirtualRedis::Dispatch(const Command& argv, bool from_script) {
                   "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
                   "allowed in this context");
   }
+  if (!from_script && conn_->in_multi && (spec->flags & kRejectInMulti)) {
+    return reject("ERR Command not allowed inside a transaction");
+  }
   if (!from_script && conn_->in_multi && !(spec->flags & kNoMulti)) {
     conn_->queued.push_back(argv);
     conn_->queued_flags |= spec->flags;
@@ -292,6 +295,14 @@ Reply VirtualRedis::ConfigCommand(const Command& argv) {
     return Reply::Error("ERR locksim does not model CONFIG " + argv[1]);
   }
   return Reply::Error("ERR unknown subcommand '" + argv[1] + "'. Try CONFIG HELP.");
+}
+
+// shutdownCommand(): a virtual node is stopped by a scenario's crash
+// fault, not by a client; `locksim serve` answers SHUTDOWN itself.
+Reply VirtualRedis::ShutdownCommand(const Command&) {
+  return Reply::Error(
+      "ERR locksim: a virtual Redis node is stopped by a scenario's crash fault, not by "
+      "SHUTDOWN");
 }
 
 }  // namespace locksim

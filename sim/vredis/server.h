@@ -187,6 +187,7 @@ class VirtualRedis {
     kNoMulti = 1 << 3,     // runs at once even inside MULTI (EXEC, DISCARD, WATCH...)
     kPubSubOk = 1 << 4,    // allowed in the subscribed state
     kStale = 1 << 5,       // allowed on a replica (reads, admin)
+    kRejectInMulti = 1 << 6,  // CMD_NO_MULTI: refused inside MULTI (SHUTDOWN)
   };
 
   using Handler = Reply (VirtualRedis::*)(const Command&);
@@ -254,6 +255,7 @@ class VirtualRedis {
   Reply TimeCommand(const Command& argv);
   Reply CommandCommand(const Command& argv);
   Reply ConfigCommand(const Command& argv);
+  Reply ShutdownCommand(const Command& argv);
 
   // ---- t_string.cc ----
   Reply GetCommand(const Command& argv);

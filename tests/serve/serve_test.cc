@@ -604,6 +604,48 @@ TEST_F(ServeTest, ABusyScriptAnswersBusyAndScriptKillStopsIt) {
   EXPECT_EQ(other.Read(1).rfind("-UNKILLABLE Sorry the script already executed write commands", 0), 0u);
 }
 
+// A script that wrote cannot be killed; SHUTDOWN NOSAVE is the way out. The
+// same requests to redis-server 7.0 and to serve, side by side (both wait
+// out the 5 s busy threshold at once): the same bytes back, then both close
+// every connection unanswered and stop listening.
+TEST_F(ServeTest, ShutdownNosaveEndsAWritingBusyScriptAsRedisServerDoes) {
+  std::unique_ptr<RedisServer> redis = RedisServer::Start(RedisServerOptions{});
+  const int ports[] = {port_, redis->port()};
+  std::vector<std::unique_ptr<Raw>> runner, other;
+  for (int port : ports) {
+    runner.push_back(std::make_unique<Raw>(port));
+    other.push_back(std::make_unique<Raw>(port));
+    ASSERT_TRUE(runner.back()->connected() && other.back()->connected());
+  }
+  // Outside a script: refused inside MULTI (and the transaction aborted).
+  const std::vector<Command> in_multi = {{"MULTI"}, {"SHUTDOWN"}, {"SHUTDOWN", "NOSAVE"}, {"EXEC"}};
+  for (const Command& argv : in_multi) {
+    for (auto& o : other) o->Send(Resp(argv));
+    const std::string theirs = other[1]->Read(1);
+    EXPECT_EQ(other[0]->Read(1), theirs) << FormatCommand(argv);
+  }
+  for (auto& r : runner) r->Send(Resp({"EVAL", "redis.call('set', 'x', '1') while true do end", "0"}));
+  const std::vector<Command> while_busy = {
+      {"PING"},           {"SHUTDOWN"},          {"SHUTDOWN", "SAVE"},   {"SHUTDOWN", "FOO"},
+      {"SHUTDOWN", "ABORT"}, {"SHUTDOWN", "NOSAVE", "ABORT"}, {"SHUTDOWN", "NOSAVE", "SAVE"},
+      {"SCRIPT", "KILL"}};
+  for (const Command& argv : while_busy) {
+    for (auto& o : other) o->Send(Resp(argv));
+    const std::string theirs = other[1]->Read(1);
+    EXPECT_EQ(other[0]->Read(1), theirs) << FormatCommand(argv);
+  }
+  for (auto& o : other) o->Send(Resp({"SHUTDOWN", "NOSAVE"}));
+  for (int i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i == 0 ? "locksim serve" : "redis-server");
+    EXPECT_TRUE(other[i]->ClosedByPeer());
+    EXPECT_TRUE(runner[i]->ClosedByPeer());
+  }
+  EXPECT_EQ(server_->child().Wait(), 0) << server_->child().err();
+  EXPECT_NE(server_->child().err().find("stopped by SHUTDOWN"), std::string::npos)
+      << server_->child().err();
+  EXPECT_FALSE(Raw(port_).connected()) << "serve still listening";
+}
+
 class ServeStopTest : public ::testing::TestWithParam<int> {};
 
 // A stop signal ends even a busy script that wrote, and then the server.

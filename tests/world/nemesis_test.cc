@@ -112,7 +112,9 @@ TEST_F(NemesisTest, ATriggerFiresOnTheCountthEventAfterItsDelay) {
     if (op.f == OpF::kRedis && op.type == OpType::kOk && ++replies == 2) second_reply = op.time;
   }
   for (const Op& op : h.ops()) {
-    if (op.f == OpF::kPause) EXPECT_EQ(op.time, second_reply + milliseconds(100));
+    if (op.f == OpF::kPause) {
+      EXPECT_EQ(op.time, second_reply + milliseconds(100));
+    }
   }
 }
 
