@@ -4,12 +4,13 @@
 #   make test   installs what is missing (Chromium too, for the report's
 #               end-to-end test), builds, runs every test (ctest)
 #   make bench  the benchmarks of issue 9 and their goals (not run by CI)
+#   make fuzz   the libFuzzer targets (tests/fuzz/), FUZZ_SECONDS each
 BUILD ?= build
 JOBS ?= 2
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-browser build demo test test-long test-asan bench screenshot install package clean
+.PHONY: all deps deps-browser deps-node build demo test test-long test-asan fuzz bench screenshot install package clean
 
 all: build
 
@@ -19,6 +20,11 @@ deps:
 # Headless Chromium and a font for the report's end-to-end test (label browser).
 deps-browser:
 	@bash .ci/install-deps --browser
+
+# The Node lock libraries (ioredis, redlock, redis-semaphore), pinned, into
+# the build folder: npm ci, never a global install.
+deps-node:
+	@bash .ci/install-node $(BUILD)/node
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) >/dev/null
@@ -45,7 +51,7 @@ demo: build
 # Every test but the long sweeps (ctest label "long"), which `make test-long`
 # runs; that includes every bundled scenario on real servers (real-parity).
 CTEST_EXCLUDE ?= long
-test: deps-browser build
+test: deps-browser deps-node build
 	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -LE '$(CTEST_EXCLUDE)'
 
 # The long runs (label long): the differential test with 1 000 000 commands.
@@ -58,6 +64,21 @@ test-long: build
 test-asan:
 	@$(MAKE) --no-print-directory test BUILD=build-asan BUILD_TYPE=RelWithDebInfo \
 	  CMAKE_FLAGS=-DLOCKSIM_SANITIZE=ON CTEST_EXCLUDE='long|real-parity'
+
+# Fuzzing (tests/fuzz/, docs/fuzzing.md): the targets built with Debian's
+# clang as libFuzzer fuzzers under ASan + UBSan in build-fuzz, then each run
+# for FUZZ_SECONDS (FUZZ_PARALLEL at a time) from its seed corpus; new inputs
+# go to build-fuzz/corpus/, crashes to build-fuzz/artifacts/ (exit 1).
+# CI runs each for a bounded time; every other build replays the corpus as
+# the ctest fuzz_corpus.* (make test, make test-asan).
+FUZZ_SECONDS ?= 60
+FUZZ_PARALLEL ?= 1
+FUZZ_TARGETS ?= scenario resp_request vredis_commands results_json adapter_reply
+fuzz:
+	@bash .ci/install-deps --fuzz
+	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -DLOCKSIM_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build build-fuzz -j$(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS)) -- --no-print-directory
+	@bash tests/fuzz/run_fuzzers.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_PARALLEL) $(FUZZ_TARGETS)
 
 # Benchmarks (bench/): micro-benchmarks, then the driver that measures the
 # peer (its own redis-server under redis-benchmark) in the same run, prints

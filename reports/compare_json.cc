@@ -97,6 +97,11 @@ ojson CellToJson(const CompareResult& result, const CompareCell& c) {
     j["effects"] = shown->effect.sentences;
   }
   j["figures"] = StatsToJson(c.stats);
+  // A lock that no client ever held, in any seed, was not tested: its
+  // "safe" says nothing (as a run's JSON says, docs/results.md).
+  if (!shown->limiter && c.stats.acquisitions == 0 && c.Worst() == Verdict::kSafe) {
+    j["nothing_tested"] = true;
+  }
   ojson runs = ojson::array();
   for (const CellRun& r : c.runs) {
     ojson rj;
@@ -273,7 +278,9 @@ ojson ParseResultsJson(const std::string& text, const std::string& file) {
   ojson j;
   try {
     j = ojson::parse(text);
-  } catch (const ojson::parse_error& e) {
+  } catch (const ojson::exception& e) {
+    // parse_error, and out_of_range for a number too large for a double
+    // (found by tests/fuzz/fuzz_results_json.cc).
     throw InputError(file + ": not JSON: " + e.what());
   }
   if (!j.is_object()) throw InputError(file + ": $: expected an object");

@@ -6,24 +6,12 @@
 
 #include "sim/core/errors.h"
 #include "sim/core/resources.h"
+#include "sim/real/adapter_protocol.h"
 
 namespace locksim {
 namespace {
 
 int64_t ToMs(Nanos d) { return duration_cast<std::chrono::milliseconds>(d).count(); }
-
-// A line quoted in a message: at most 200 bytes of it.
-std::string Quote(const std::string& line) {
-  return "\"" + (line.size() > 200 ? line.substr(0, 200) + "..." : line) + "\"";
-}
-
-// The field a reply to `op` must carry, as a boolean.
-const char* ResultField(const std::string& op) {
-  if (op == "acquire") return "acquired";
-  if (op == "release") return "released";
-  if (op == "extend") return "extended";
-  return nullptr;
-}
 
 }  // namespace
 
@@ -137,7 +125,7 @@ void AdapterLock::AwaitHello() {
   nlohmann::json reply = nlohmann::json::parse(*line, nullptr, /*allow_exceptions=*/false);
   if (!reply.is_object()) {
     throw HarnessError(Describe("answered hello with a line that is not a JSON object: " +
-                                Quote(*line)));
+                                QuoteLine(*line)));
   }
   if (reply.value("ok", false) != true && reply.contains("error")) {
     // The adapter runs but cannot do its job here: its library is missing
@@ -151,10 +139,7 @@ void AdapterLock::AwaitHello() {
 }
 
 std::string AdapterLock::CheckHello(const nlohmann::json& reply) {
-  if (!reply.contains("ok") || !reply["ok"].is_boolean()) {
-    return "answered hello without \"ok\": " + reply.dump();
-  }
-  if (!reply["ok"].get<bool>()) return "refused hello: " + reply.dump();
+  if (std::string why = CheckHelloReply(reply); !why.empty()) return why;
   if (reply.contains("library") && reply["library"].is_string()) {
     library_ = reply["library"].get<std::string>();
   }
@@ -175,35 +160,21 @@ void AdapterLock::OnReadable() {
 }
 
 void AdapterLock::HandleLine(const std::string& line) {
-  nlohmann::json reply = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!reply.is_object()) {
-    throw HarnessError(Describe("sent a line that is not a JSON object: " + Quote(line)));
+  nlohmann::json reply;
+  const DueRequest* due = nullptr;
+  DueRequest front{0, ""};
+  if (!expected_.empty()) {
+    front = DueRequest{expected_.front().id, expected_.front().op};
+    due = &front;
   }
-  if (expected_.empty()) {
-    throw HarnessError(Describe("sent a reply to no request: " + Quote(line)));
+  if (std::string why = CheckAdapterLine(line, due, &reply); !why.empty()) {
+    throw HarnessError(Describe(why));
   }
   const Expected x = expected_.front();
   if (x.id == 0) {
-    if (std::string why = CheckHello(reply); !why.empty()) throw HarnessError(Describe(why));
+    CheckHello(reply);  // passed above; takes the library's name
     expected_.pop_front();
     return;
-  }
-  if (!reply.contains("id") || reply["id"] != x.id) {
-    throw HarnessError(Describe("answered " + Quote(line) + " when the reply to request " +
-                                std::to_string(x.id) + " (" + x.op + ") was due"));
-  }
-  if (!reply.contains("ok") || !reply["ok"].is_boolean()) {
-    throw HarnessError(Describe("answered request " + std::to_string(x.id) + " (" + x.op +
-                                ") without \"ok\": " + Quote(line)));
-  }
-  if (!reply["ok"].get<bool>()) {
-    throw HarnessError(Describe("could not carry out request " + std::to_string(x.id) + " (" +
-                                x.op + "): " + Quote(line)));
-  }
-  const char* field = ResultField(x.op);
-  if (field != nullptr && (!reply.contains(field) || !reply[field].is_boolean())) {
-    throw HarnessError(Describe("answered request " + std::to_string(x.id) + " (" + x.op +
-                                ") without a boolean \"" + field + "\": " + Quote(line)));
   }
   expected_.pop_front();
   // The reply reaches the client when its process runs: after a pause.
@@ -246,11 +217,11 @@ Task<nlohmann::json> AdapterLock::Request(Env& env, nlohmann::json request, Nano
   h.AddAdapterMessage(world_.Now(), actor, OpType::kInvoke, line);
   expected_.push_back(Expected{id, op});
   if (!adapter_->Send(line)) {
-    FailSoon("could not be sent " + Quote(line) + " (" + adapter_->ExitStatus() + ")");
+    FailSoon("could not be sent " + QuoteLine(line) + " (" + adapter_->ExitStatus() + ")");
   } else {
     // Queued behind an unanswered hello (a restarted client): its start counts too.
     const bool after_hello = !expected_.empty() && expected_.front().id == 0;
-    ArmBound(id, "request " + Quote(line),
+    ArmBound(id, "request " + QuoteLine(line),
              bound + kReplyMargin + (after_hello ? kHelloTimeout : Nanos{0}),
              adapter_->StoppedFor());
   }

@@ -1,9 +1,9 @@
 // The serve loop: one thread, one poll(), non-blocking sockets, as Redis's
 // own event loop. Each TCP connection is one VirtualRedis connection, so
 // MULTI, WATCH and SUBSCRIBE state is per client, exactly as on a real node.
-// Requests are parsed by hiredis's redisReader (RESP arrays of bulk
-// strings, as redis-cli and client libraries send them); replies are written
-// by AppendResp (sim/serve/resp.h).
+// Requests are framed by RequestReader (hiredis's redisReader: RESP arrays
+// of bulk strings, as redis-cli and client libraries send them); replies are
+// written by AppendResp (sim/serve/resp.h).
 #include "sim/serve/serve.h"
 
 #include <arpa/inet.h>
@@ -15,8 +15,6 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <hiredis/hiredis.h>
 
 #include <algorithm>
 #include <chrono>
@@ -30,6 +28,7 @@
 #include "sim/core/errors.h"
 #include "sim/core/random.h"
 #include "sim/core/interrupt.h"
+#include "sim/serve/request_reader.h"
 #include "sim/serve/resp.h"
 #include "sim/vredis/server.h"
 
@@ -38,9 +37,6 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-// Redis's client-query-buffer-limit default: a request still being received
-// may hold this much before the client is dropped.
-constexpr size_t kMaxQueryBytes = size_t{1} << 30;
 // Replies not yet read by a client. Redis drops a pub/sub client at 32 MB
 // (client-output-buffer-limit pubsub); here it applies to every client, so
 // that one that publishes or subscribes and never reads cannot exhaust the
@@ -176,29 +172,6 @@ Fd Listen(const ListenAddress& where) {
   return fd;
 }
 
-// ---- Requests ----
-
-struct ReaderFree {
-  void operator()(redisReader* r) const { redisReaderFree(r); }
-};
-struct ReplyFree {
-  void operator()(void* r) const { freeReplyObject(r); }
-};
-
-// A request as Redis accepts it over RESP: an array of bulk strings.
-// nullopt for anything else (a nested array, an integer, a bare string).
-std::optional<Command> ToCommand(const redisReply& r) {
-  if (r.type != REDIS_REPLY_ARRAY) return std::nullopt;
-  Command argv;
-  argv.reserve(r.elements);
-  for (size_t i = 0; i < r.elements; ++i) {
-    const redisReply* e = r.element[i];
-    if (e->type != REDIS_REPLY_STRING) return std::nullopt;
-    argv.emplace_back(e->str, e->len);
-  }
-  return argv;
-}
-
 constexpr timespec kNoWait{0, 0};
 
 class ServeLoop {
@@ -220,7 +193,7 @@ class ServeLoop {
   struct Client {
     Fd fd;
     VirtualRedis::ConnId conn = 0;
-    std::unique_ptr<redisReader, ReaderFree> reader;
+    RequestReader requests;
     std::string out;      // encoded replies; out[sent..] not yet written
     size_t sent = 0;
     bool closing = false;  // after QUIT or a protocol error: flush, then close
@@ -372,8 +345,6 @@ void ServeLoop::Accept() {
     setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     auto c = std::make_unique<Client>();
     c->fd = std::move(fd);
-    c->reader.reset(redisReaderCreate());
-    if (c->reader == nullptr) throw HarnessError("redisReaderCreate(): out of memory");
     c->conn = node_.Connect();
     clients_.push_back(std::move(c));
   }
@@ -387,39 +358,23 @@ void ServeLoop::Read(Client& c) {
     Close(c);
     return;
   }
-  redisReader* reader = c.reader.get();
-  auto protocol_error = [&](const std::string& why) {
-    // As Redis: report it and close the connection, since nothing after a
-    // malformed request can be framed.
-    AppendResp(Reply::Error("ERR Protocol error: " + why), &c.out);
-    c.closing = true;
-  };
-  if (redisReaderFeed(reader, buf, static_cast<size_t>(n)) != REDIS_OK) {
-    protocol_error(reader->errstr);
-    return;
-  }
+  c.requests.Feed(buf, static_cast<size_t>(n));
+  Command argv;
+  std::string error;
   while (!c.closing) {
-    void* object = nullptr;
-    if (redisReaderGetReply(reader, &object) != REDIS_OK) {
-      protocol_error(reader->errstr);
-      return;
+    switch (c.requests.Next(&argv, &error)) {
+      case RequestReader::Status::kRequest:
+        Handle(c, argv);
+        break;
+      case RequestReader::Status::kNeedMore:
+        return;
+      case RequestReader::Status::kError:
+        // As Redis: report it and close the connection, since nothing after
+        // a malformed request can be framed.
+        AppendResp(Reply::Error("ERR Protocol error: " + error), &c.out);
+        c.closing = true;
+        return;
     }
-    if (object == nullptr) break;  // an incomplete request: wait for more bytes
-    std::unique_ptr<void, ReplyFree> owner(object);
-    const auto* request = static_cast<const redisReply*>(object);
-    // Redis skips "*0" and "*-1" (hiredis reads the latter as nil).
-    if (request->type == REDIS_REPLY_NIL) continue;
-    std::optional<Command> argv = ToCommand(*request);
-    if (!argv) {
-      protocol_error(
-          "expected an array of bulk strings (locksim serve does not accept inline "
-          "commands)");
-      return;
-    }
-    if (!argv->empty()) Handle(c, *argv);
-  }
-  if (reader->len - reader->pos > kMaxQueryBytes) {
-    protocol_error("request larger than " + std::to_string(kMaxQueryBytes >> 20) + " MB");
   }
 }
 
