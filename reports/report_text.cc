@@ -12,6 +12,7 @@ std::string CellLabel(const ojson& cell) {
   std::string upper;
   for (char c : v) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (v == "violated") upper += " " + std::to_string(cell.value("violations", int64_t{0}));
+  if (cell.value("nothing_tested", false)) upper += " (NOTHING TESTED)";
   return upper;
 }
 

@@ -10,7 +10,8 @@
 namespace locksim {
 
 // "SAFE", "VIOLATED 2", "DEADLOCK", "DEGRADED", "n/a" for a skipped cell,
-// any other verdict upper-cased.
+// any other verdict upper-cased; "SAFE (NOTHING TESTED)" when no client
+// ever acquired the lock.
 std::string CellLabel(const nlohmann::ordered_json& cell);
 
 // Whether a cell counts as failed: its verdict is not safe (and it ran), or

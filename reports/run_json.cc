@@ -133,7 +133,10 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
   if (!r.label.empty()) j["label"] = r.label;
   j["verdict"] = VerdictName(r.verdict());
   // A lock nobody ever held was not tested: "safe" then says nothing.
-  if (!r.limiter && r.acquisitions == 0) j["nothing_tested"] = true;
+  // (A deadlock with no acquisition is a finding, not an untested lock.)
+  if (!r.limiter && r.acquisitions == 0 && r.verdict() == Verdict::kSafe) {
+    j["nothing_tested"] = true;
+  }
   if (auto met = r.ExpectationMet()) {
     const Expectation& x = *r.expectation();
     ojson e;

@@ -27,6 +27,7 @@ std::string Pad(const std::string& s, size_t width) {
 const char* Colour(const ojson& c) {
   if (c.contains("skipped")) return "\x1b[2m";
   const std::string v = c.value("verdict", "");
+  if (v == "safe" && c.value("nothing_tested", false)) return "\x1b[37m";
   if (v == "safe") return "\x1b[32m";
   if (v == "violated") return "\x1b[1;31m";
   if (v == "deadlock") return "\x1b[33m";
@@ -38,7 +39,7 @@ const char* Colour(const ojson& c) {
 std::string CompactLabel(const ojson& c) {
   if (c.contains("skipped")) return "-";
   const std::string v = c.value("verdict", "");
-  if (v == "safe") return "ok";
+  if (v == "safe") return c.value("nothing_tested", false) ? "ok?" : "ok";
   if (v == "violated") return "V" + std::to_string(c.value("violations", int64_t{0}));
   if (v == "deadlock") return "DL";
   if (v == "degraded") return "DG";
@@ -188,7 +189,10 @@ std::string RenderTerminalTable(const ojson& r, bool colour) {
     for (size_t i = 0; i < names.size(); ++i) s += Pad(heads[i], first) + "  " + names[i] + "\n";
   }
   if (compact) {
-    s += "key: ok safe, Vn violated (n violations), DL deadlock, DG degraded, - not applicable\n";
+    bool untested = false;
+    for (const ojson& c : r.at("cells")) untested = untested || c.value("nothing_tested", false);
+    s += std::string("key: ok safe, ") + (untested ? "ok? safe but nothing tested, " : "") +
+         "Vn violated (n violations), DL deadlock, DG degraded, - not applicable\n";
   }
   const ojson& sum = r.at("summary");
   std::string totals;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -196,6 +197,29 @@ TEST_F(CliTest, ARunWithNoAcquisitionSaysNothingWasTested) {
     "clients": [{"name": "A", "hold": "100ms"}]})");
   Outcome ok = Locksim("run " + fine);
   EXPECT_EQ(ok.out.find("nothing was tested"), std::string::npos) << ok.out;
+}
+
+// And a compare cell in which nobody ever held the lock says so in every
+// format: results.json, the terminal, summary.md, junit.xml (skipped, not
+// passed) and report.html.
+TEST_F(CliTest, ACompareCellWithNoAcquisitionSaysNothingWasTested) {
+  const std::string cut = Write("cut.json", R"({
+    "name": "cut", "duration": "5s",
+    "clients": [{"name": "A", "hold": "100ms"}],
+    "faults": [{"type": "partition", "between": [["A"], ["redis0"]], "at": "0s", "duration": "1m"}]})");
+  const std::string out = std::filesystem::path(cut).parent_path() / "cmp";
+  Outcome o = Locksim("compare --algorithms set-nx-px --scenarios " + cut + " --out " + out);
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("SAFE (NOTHING TESTED)"), std::string::npos) << o.out;
+  auto read = [&](const std::string& name) {
+    std::ifstream in(out + "/" + name);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  EXPECT_NE(read("results.json").find("\"nothing_tested\": true"), std::string::npos);
+  EXPECT_NE(read("summary.md").find("SAFE (NOTHING TESTED)"), std::string::npos) << read("summary.md");
+  EXPECT_NE(read("junit.xml").find("<skipped message=\"nothing was tested"), std::string::npos)
+      << read("junit.xml");
+  EXPECT_NE(read("report.html").find("SAFE (NOTHING TESTED)"), std::string::npos);
 }
 
 // A script that never ends cannot be waited for in virtual time: the run
