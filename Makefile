@@ -59,11 +59,13 @@ test-long: build
 	@cd $(BUILD) && ctest --output-on-failure -L long
 
 # The same tests under AddressSanitizer and UndefinedBehaviorSanitizer, but
-# the real-parity runs: their real timings are not made for a sanitized build
+# the real-parity runs and the docs' commands (a minute of searching, which
+# the unit tests cover under the sanitizers anyway): their real timings are
+# not made for a sanitized build
 # (the proxy, the servers and the hygiene tests still run under it).
 test-asan:
 	@$(MAKE) --no-print-directory test BUILD=build-asan BUILD_TYPE=RelWithDebInfo \
-	  CMAKE_FLAGS=-DLOCKSIM_SANITIZE=ON CTEST_EXCLUDE='long|real-parity'
+	  CMAKE_FLAGS=-DLOCKSIM_SANITIZE=ON CTEST_EXCLUDE='long|real-parity|docs'
 
 # Fuzzing (tests/fuzz/, docs/fuzzing.md): the targets built with Debian's
 # clang as libFuzzer fuzzers under ASan + UBSan in build-fuzz, then each run
