@@ -271,6 +271,8 @@ Reply LuaScripting::Eval(const Command& argv, bool by_sha, bool read_only) {
   // and its write effects reach replicas together (FlushEffects).
   const bool outer_script = server_->in_script_;
   server_->in_script_ = true;
+  server_->script_propagate_ = VirtualRedis::kPropagateAll;  // scriptResetRun
+  resp_ = 2;
   ++server_->effects_depth_;
   running_ = true;
   script_instructions_ = 0;

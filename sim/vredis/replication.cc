@@ -9,34 +9,40 @@
 
 namespace locksim {
 
-void VirtualRedis::Propagate(Command argv) {
+// alsoPropagate(): an effect with no target is not kept at all (so it does
+// not count towards the MULTI/EXEC wrapping below).
+void VirtualRedis::Propagate(Command argv, unsigned targets) {
+  if (targets == 0) return;
   if (effects_depth_ > 0) {
-    pending_effects_.push_back(std::move(argv));
+    pending_effects_.push_back(Effect{std::move(argv), targets});
     return;
   }
-  Emit(std::move(argv));
+  Emit(std::move(argv), targets);
 }
 
-void VirtualRedis::Emit(Command argv) {
+void VirtualRedis::Emit(Command argv, unsigned targets) {
   if (replaying_aof_) return;
-  if (persistence_ == Persistence::kAofAlways || persistence_ == Persistence::kAofEverySec) {
+  if ((targets & kPropagateAof) &&
+      (persistence_ == Persistence::kAofAlways || persistence_ == Persistence::kAofEverySec)) {
     aof_.push_back(argv);
     if (persistence_ == Persistence::kAofAlways) aof_synced_ = aof_.size();
   }
-  if (!replica_) repl_stream_.push_back(std::move(argv));
+  if ((targets & kPropagateRepl) && !replica_) repl_stream_.push_back(std::move(argv));
 }
 
 // The effects of a script or a transaction reach replicas together: one
 // command as it is, several inside MULTI ... EXEC.
 void VirtualRedis::FlushEffects() {
   if (effects_depth_ > 0 || pending_effects_.empty()) return;
-  std::vector<Command> effects = std::exchange(pending_effects_, {});
+  std::vector<Effect> effects = std::exchange(pending_effects_, {});
   if (effects.size() == 1) {
-    Emit(std::move(effects.front()));
+    Emit(std::move(effects.front().argv), effects.front().targets);
     return;
   }
+  // propagatePendingCommands(): MULTI and EXEC go to both, whatever the
+  // targets of the effects between them.
   Emit({"MULTI"});
-  for (Command& c : effects) Emit(std::move(c));
+  for (Effect& e : effects) Emit(std::move(e.argv), e.targets);
   Emit({"EXEC"});
 }
 

@@ -586,8 +586,7 @@ void LuaScripting::Init() {
   lua_setfield(L, -2, "foreach");
   lua_pop(L, 1);
 
-  // The redis table. Not modelled, hence absent: setresp (RESP3 replies),
-  // set_repl (selective propagation), acl_check_cmd (ACLs).
+  // The redis table, as Redis 7.0's.
   lua_newtable(L);
   const struct {
     const char* name;
@@ -601,7 +600,10 @@ void LuaScripting::Init() {
              {"status_reply", StatusReply, false},
              {"replicate_commands", ReplicateCommands, false},
              {"breakpoint", Breakpoint, false},
-             {"debug", DebugCommand, false}};
+             {"debug", DebugCommand, false},
+             {"setresp", &LuaScripting::SetResp, true},
+             {"set_repl", &LuaScripting::SetRepl, true},
+             {"acl_check_cmd", &LuaScripting::AclCheckCmd, true}};
   for (const auto& f : api) {
     if (f.needs_self) {
       lua_pushlightuserdata(L, this);
@@ -681,6 +683,65 @@ void LuaScripting::Init() {
 // ---------------------------------------------------------------------------
 
 int LuaScripting::Call(lua_State* L) { return Self(L)->GenericCommand(L, true); }
+
+// luaSetResp(): 2 or 3, for the rest of this script.
+int LuaScripting::SetResp(lua_State* L) {
+  const int argc = lua_gettop(L);
+  if (argc != 1) {
+    PushError(L, "redis.setresp() requires one argument.");
+    return lua_error(L);
+  }
+  const int resp = static_cast<int>(lua_tonumber(L, -argc));
+  if (resp != 2 && resp != 3) {
+    PushError(L, "RESP version must be 2 or 3.");
+    return lua_error(L);
+  }
+  Self(L)->resp_ = resp;
+  return 0;
+}
+
+// luaRedisSetReplCommand(): where the script's next writes propagate
+// (REPL_NONE 0, REPL_AOF 1, REPL_REPLICA 2, REPL_ALL 3). Redis 7.0's
+// message says "two arguments" for the one it wants.
+int LuaScripting::SetRepl(lua_State* L) {
+  const int argc = lua_gettop(L);
+  if (argc != 1) {
+    PushError(L, "redis.set_repl() requires two arguments.");
+    return lua_error(L);
+  }
+  const int flags = static_cast<int>(lua_tonumber(L, -1));
+  if ((flags & ~static_cast<int>(VirtualRedis::kPropagateAll)) != 0) {
+    PushError(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+    return lua_error(L);
+  }
+  Self(L)->server_->script_propagate_ = static_cast<unsigned>(flags);
+  return 0;
+}
+
+// luaRedisAclCheckCmdPermissionsCommand(): the arguments as redis.call
+// takes them; an unknown command is an error; the one user (default, no
+// ACL rules: the model has no ACLs) may run every command there is.
+int LuaScripting::AclCheckCmd(lua_State* L) {
+  const int argc = lua_gettop(L);
+  if (argc == 0) {
+    PushError(L, "Please specify at least one argument for this redis lib call");
+    return lua_error(L);
+  }
+  for (int j = 1; j <= argc; ++j) {
+    if (lua_type(L, j) != LUA_TNUMBER && lua_type(L, j) != LUA_TSTRING) {
+      PushError(L, "Lua redis lib command arguments must be strings or integers");
+      return lua_error(L);
+    }
+  }
+  size_t len;
+  const char* name = lua_tolstring(L, 1, &len);
+  if (VirtualRedis::Lookup(std::string_view(name, len)) == nullptr) {
+    PushError(L, "Invalid command passed to redis.acl_check_cmd()");
+    return lua_error(L);
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
 int LuaScripting::PCall(lua_State* L) { return Self(L)->GenericCommand(L, false); }
 
 int LuaScripting::GenericCommand(lua_State* L, bool raise_error) {
@@ -736,7 +797,8 @@ int LuaScripting::GenericCommand(lua_State* L, bool raise_error) {
   } else {
     reply = server_->Dispatch(argv, /*from_script=*/true);
   }
-  PushReply(L, reply);  // L: the running coroutine's stack, not L_'s
+  // L: the running coroutine's stack, not L_'s.
+  PushReply(L, reply, resp_, resp_ == 3 ? ShapeOf(argv) : Resp3Shape::kPlain);
   if (reply.IsError() && raise_error) return lua_error(L);
   return 1;
 }
@@ -744,8 +806,51 @@ int LuaScripting::GenericCommand(lua_State* L, bool raise_error) {
 // redisProtocolToLuaType() for a RESP2 reply: integer -> number, bulk ->
 // string, nil -> false, status -> {ok=}, error -> {err=} (re-parsed by
 // luaPushErrorBuff, marked as already counted), array -> table.
-void LuaScripting::PushReply(lua_State* L, const Reply& r) {
-  lua_checkstack(L, 3);
+LuaScripting::Resp3Shape LuaScripting::ShapeOf(const Command& argv) {
+  if (IsKeyword(argv[0], "HGETALL")) return Resp3Shape::kMap;
+  if (IsKeyword(argv[0], "CONFIG") && argv.size() > 1 && IsKeyword(argv[1], "GET")) {
+    return Resp3Shape::kMap;
+  }
+  if (IsKeyword(argv[0], "INFO")) return Resp3Shape::kVerbatim;
+  return Resp3Shape::kPlain;
+}
+
+// With redis.setresp(3), redisProtocolToLuaType() reads the RESP3 reply:
+// a null is nil (not false), a map {map = {k = v}}, a verbatim string
+// {verbatim_string = {format = "txt", string = s}}; the rest as in RESP2.
+void LuaScripting::PushReply(lua_State* L, const Reply& r, int resp, Resp3Shape shape) {
+  lua_checkstack(L, 5);
+  if (resp == 3 && !r.IsError()) {
+    if (r.type == Reply::Type::kNil) {
+      lua_pushnil(L);
+      return;
+    }
+    if (shape == Resp3Shape::kMap && r.type == Reply::Type::kArray) {
+      lua_newtable(L);
+      lua_pushstring(L, "map");
+      lua_newtable(L);
+      for (size_t i = 0; i + 1 < r.elements.size(); i += 2) {
+        PushReply(L, r.elements[i], resp);
+        PushReply(L, r.elements[i + 1], resp);
+        lua_settable(L, -3);
+      }
+      lua_settable(L, -3);
+      return;
+    }
+    if (shape == Resp3Shape::kVerbatim && r.type == Reply::Type::kString) {
+      lua_newtable(L);
+      lua_pushstring(L, "verbatim_string");
+      lua_newtable(L);
+      lua_pushstring(L, "format");
+      lua_pushstring(L, "txt");
+      lua_settable(L, -3);
+      lua_pushstring(L, "string");
+      lua_pushlstring(L, r.str.data(), r.str.size());
+      lua_settable(L, -3);
+      lua_settable(L, -3);
+      return;
+    }
+  }
   switch (r.type) {
     case Reply::Type::kInteger:
       lua_pushnumber(L, static_cast<lua_Number>(r.integer));
@@ -770,7 +875,7 @@ void LuaScripting::PushReply(lua_State* L, const Reply& r) {
       lua_newtable(L);
       for (size_t i = 0; i < r.elements.size(); ++i) {
         lua_pushnumber(L, static_cast<lua_Number>(i + 1));
-        PushReply(L, r.elements[i]);
+        PushReply(L, r.elements[i], resp);
         lua_settable(L, -3);
       }
       break;

@@ -21,6 +21,10 @@
 //   and bit are (Debian's lua-cjson and lua-bitop, linked statically);
 //   struct and cmsgpack, which Debian does not package, are not. No
 //   bytecode: loadstring and load parse every chunk as text.
+// - The rest of the redis.* API of 7.0: setresp (RESP3 replies where the
+//   modelled commands differ: nil, HGETALL and CONFIG GET maps, INFO's
+//   verbatim string), set_repl (targets of each write, VirtualRedis::
+//   Propagate), acl_check_cmd (no ACLs: any existing command is allowed).
 // - math.random and math.randomseed use Redis's own 48-bit PRNG
 //   (rand.c redisLrand48). In 7.0 it is seeded once when the server starts
 //   and never reseeded per script, so successive scripts continue one
@@ -92,13 +96,22 @@ class LuaScripting {
   // The redis.* functions (script_lua.c), with `this` as upvalue 1.
   static int Call(lua_State* L);
   static int PCall(lua_State* L);
+  // redis.setresp(), redis.set_repl(), redis.acl_check_cmd().
+  static int SetResp(lua_State* L);
+  static int SetRepl(lua_State* L);
+  static int AclCheckCmd(lua_State* L);
   static int MathRandom(lua_State* L);
   static int MathRandomSeed(lua_State* L);
   int GenericCommand(lua_State* L, bool raise_error);
 
   // Reply -> Lua value on L's stack (redisProtocolToLuaType), and the Lua
   // value at the top of L_ -> Reply, popping it (luaReplyToRedisReply).
-  static void PushReply(lua_State* L, const Reply& reply);
+  // How a reply reads in RESP3 (redis.setresp(3)) where it differs from
+  // RESP2: HGETALL and CONFIG GET answer maps, INFO a verbatim string.
+  enum class Resp3Shape { kPlain, kMap, kVerbatim };
+  static Resp3Shape ShapeOf(const Command& argv);
+  static void PushReply(lua_State* L, const Reply& reply, int resp = 2,
+                        Resp3Shape shape = Resp3Shape::kPlain);
   Reply PopReply();
   // A table being converted by PopReply, with the elements so far.
   struct OpenContainer {
@@ -138,6 +151,7 @@ class LuaScripting {
   static constexpr size_t kShaMemoMax = 1024;
   std::unordered_map<std::string, std::string> sha_memo_;
   bool read_only_run_ = false;  // the running script may not write
+  int resp_ = 2;                // redis.setresp(): how redis.call replies read
   // A script that runs long (luaMaskCountHook): instructions counted in
   // steps of kHookEvery; what stopped it, if anything.
   static constexpr int kHookEvery = 100000;

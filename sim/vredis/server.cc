@@ -189,7 +189,11 @@ Reply VirtualRedis::Call(const CommandSpec& spec, const Command& argv) {
   std::optional<Command> outer_rewrite = std::exchange(rewritten_, std::nullopt);
   Reply reply = (this->*spec.handler)(argv);
   if (propagating_ && dirty_ != dirty_before && (spec.flags & kWrite)) {
-    Propagate(rewritten_ ? std::move(*rewritten_) : argv);
+    // A script's own commands go where its redis.set_repl() says (in
+    // Redis, the script caller's CLIENT_PREVENT_*_PROP flags); expirations
+    // and everything else go to both.
+    Propagate(rewritten_ ? std::move(*rewritten_) : argv,
+              in_script_ ? script_propagate_ : kPropagateAll);
   }
   rewritten_ = std::move(outer_rewrite);
   return reply;

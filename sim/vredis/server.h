@@ -313,11 +313,15 @@ class VirtualRedis {
   // ---- replication.cc ----
   // Queues an effect for replicas and the AOF (inside a script or EXEC it
   // waits for FlushEffects, which wraps several in MULTI/EXEC).
-  void Propagate(Command argv);
+  // `targets`: kPropagateAof | kPropagateRepl (redis.set_repl() narrows a
+  // script's own commands; 0 drops the effect).
+  static constexpr unsigned kPropagateAof = 1, kPropagateRepl = 2;
+  static constexpr unsigned kPropagateAll = kPropagateAof | kPropagateRepl;
+  void Propagate(Command argv, unsigned targets = kPropagateAll);
   // Queues a pub/sub push on connection `c` (counted for HasPushes).
   void QueuePush(Connection* c, Reply push);
   void FlushEffects();
-  void Emit(Command argv);
+  void Emit(Command argv, unsigned targets = kPropagateAll);
   // Replaces the command the current call propagates (e.g. SET EX -> PXAT).
   void RewritePropagation(Command argv) { rewritten_ = std::move(argv); }
   void ActiveExpireCycle(Random& random);
@@ -341,6 +345,7 @@ class VirtualRedis {
   ConnId conn_id_ = -1;         // and its id
   int64_t now_ms_ = 0;          // frozen for the command being run
   bool in_script_ = false;
+  unsigned script_propagate_ = kPropagateAll;  // redis.set_repl() of the running script
   int64_t script_instruction_limit_ = kDefaultScriptInstructionLimit;  // 0: none
   std::function<void(int64_t)> busy_handler_;
   std::optional<std::string> runaway_script_;
@@ -356,7 +361,11 @@ class VirtualRedis {
   // How many connections WATCH each key (redis's db->watched_keys, counted).
   std::unordered_map<std::string, int64_t> watchers_;            // pushes waiting on all connections
   std::optional<Command> rewritten_;     // see RewritePropagation
-  std::vector<Command> pending_effects_;  // of the current script / EXEC
+  struct Effect {
+    Command argv;
+    unsigned targets;
+  };
+  std::vector<Effect> pending_effects_;  // of the current script / EXEC
   std::vector<Command> repl_stream_;     // for TakeReplicationStream
   bool replica_ = false;
 

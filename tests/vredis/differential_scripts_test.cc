@@ -324,12 +324,7 @@ TEST_F(DifferentialScripts, TheSandboxBehavesAsRedis) {
       "return t";
   RunAll({
       Eval(globals),
-      // Not modelled, hence absent: setresp, set_repl, acl_check_cmd.
-      Eval("local t = {}\n"
-           "for k in pairs(redis) do\n"
-           "  if k ~= 'setresp' and k ~= 'set_repl' and k ~= 'acl_check_cmd' then t[#t+1] = k end\n"
-           "end\n"
-           "table.sort(t); return t"),
+      Eval("local t = {}; for k in pairs(redis) do t[#t+1] = k end; table.sort(t); return t"),
       Eval("local t = {}; for k in pairs(string) do t[#t+1] = k end; table.sort(t); return t"),
       Eval("local t = {}; for k in pairs(math) do t[#t+1] = k end; table.sort(t); return t"),
       Eval("local t = {}; for k in pairs(table) do t[#t+1] = k end; table.sort(t); return t"),
@@ -493,6 +488,42 @@ TEST_F(DifferentialScripts, TheSandboxBehavesAsRedis) {
       Eval("return tostring(coroutine.running())"),
       Eval("return collectgarbage('collect')"),
       Eval("local t = setmetatable({}, math); return tostring(t.pi)"),
+      // redis.setresp: how redis.call's replies read as Lua values.
+      Eval("return redis.setresp()"),
+      Eval("return redis.setresp(2, 3)"),
+      Eval("return redis.setresp(4)"),
+      Eval("return redis.setresp('x')"),
+      Eval("redis.setresp(3); return type(redis.call('get', 'resp:missing'))"),
+      Eval("redis.setresp(2); return type(redis.call('get', 'resp:missing'))"),
+      Eval("redis.setresp(3); redis.setresp(2); return type(redis.call('get', 'resp:missing'))"),
+      Eval("return type(redis.call('get', 'resp:missing'))"),  // each script starts at 2
+      Eval("redis.call('hset', 'resp:h', 'a', '1', 'b', '2'); redis.setresp(3); "
+           "local r = redis.call('hgetall', 'resp:h'); return {type(r.map), r.map.a, r.map.b}"),
+      Eval("redis.setresp(3); local r = redis.call('hgetall', 'resp:none'); "
+           "local n = 0; for _ in pairs(r.map) do n = n + 1 end; return {type(r.map), n}"),
+      Eval("redis.setresp(3); local r = redis.call('info', 'server'); "
+           "return {r.verbatim_string.format, "
+           "string.sub(r.verbatim_string.string, 1, 8)}"),
+      Eval("redis.setresp(3); return {redis.call('set', 'resp:k', 'v', 'NX', 'GET'), "
+           "redis.call('pttl', 'resp:k'), redis.call('ping')}"),
+      Eval("redis.setresp(3); return redis.pcall('get')"),
+      Eval("redis.setresp(3); return redis.call('hgetall', 'resp:h')"),
+      // redis.set_repl: the flags are checked (their effect on replicas and
+      // the AOF is tested against the model's streams, vredis_test).
+      Eval("return redis.set_repl()"),
+      Eval("return redis.set_repl(1, 2)"),
+      Eval("return redis.set_repl(4)"),
+      Eval("return redis.set_repl(-1)"),
+      Eval("redis.set_repl(redis.REPL_NONE); redis.set_repl(redis.REPL_AOF); "
+           "redis.set_repl(redis.REPL_REPLICA); redis.set_repl(redis.REPL_ALL); "
+           "return redis.set_repl(redis.REPL_SLAVE)"),
+      // redis.acl_check_cmd: the default user may run any command.
+      Eval("return redis.acl_check_cmd('get', 'k')"),
+      Eval("return redis.acl_check_cmd('SET', 'k', 'v')"),
+      Eval("return redis.acl_check_cmd('nosuchcommand')"),
+      Eval("return redis.acl_check_cmd()"),
+      Eval("return redis.acl_check_cmd({})"),
+      Eval("return redis.acl_check_cmd('get', 1)"),
       Eval("return redis.replicate_commands()"),
       Eval("return redis.breakpoint()"),
       Eval("return redis.debug('x')"),

@@ -168,6 +168,32 @@ TEST_F(ScriptLuaTest, ScriptEffectsReachReplicasTogetherEvenWhenTheScriptFails) 
   EXPECT_TRUE(redis_.TakeReplicationStream().empty());
 }
 
+// redis.set_repl(): each of the script's writes goes where the flags said
+// when it ran: none, the AOF only, replicas only, both; MULTI/EXEC to both.
+// The AOF is seen through a crash and restart (appendfsync always).
+TEST_F(ScriptLuaTest, SetReplSendsEachWriteWhereItsFlagsSay) {
+  redis_.SetPersistence(Persistence::kAofAlways);
+  redis_.TakeReplicationStream();
+  EXPECT_FALSE(Eval("redis.set_repl(redis.REPL_NONE); redis.call('set', 'none', '1'); "
+                    "redis.set_repl(redis.REPL_AOF); redis.call('set', 'aof', '1'); "
+                    "redis.set_repl(redis.REPL_REPLICA); redis.call('set', 'replica', '1'); "
+                    "redis.set_repl(redis.REPL_ALL); redis.call('set', 'all', '1')")
+                   .IsError());
+  EXPECT_EQ(redis_.TakeReplicationStream(),
+            (std::vector<Command>{{"MULTI"}, {"set", "replica", "1"}, {"set", "all", "1"}, {"EXEC"}}));
+  // The next script starts with REPL_ALL again.
+  Eval("redis.call('set', 'next', '1')");
+  EXPECT_EQ(redis_.TakeReplicationStream(), (std::vector<Command>{{"set", "next", "1"}}));
+  redis_.Crash();
+  redis_.Restart(kT0);
+  for (const char* key : {"aof", "all", "next"}) {
+    EXPECT_EQ(Do({"GET", key}), Reply::String("1")) << key << " was in the AOF";
+  }
+  for (const char* key : {"none", "replica"}) {
+    EXPECT_EQ(Do({"GET", key}), Reply::Nil()) << key << " was not in the AOF";
+  }
+}
+
 TEST_F(ScriptLuaTest, ASelfReferencingTableNestsUntilLuasStackLimit) {
   // As luaReplyToRedisReply(): arrays nest until lua_checkstack() fails,
   // where the innermost element becomes an error.
