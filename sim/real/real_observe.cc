@@ -127,6 +127,25 @@ void RealWorld::Subscribe(int physical) {
   for (const std::string& key : watched_) Snap(physical, key, "");
 }
 
+// A node that is up but whose watching connections are gone: something
+// closed them. Sentinel does, on the replica it promotes (CLIENT KILL TYPE
+// normal and pubsub, so that clients reconnect and see the new role):
+// without this, nothing a client does on the new master after a failover
+// would be recorded. Watch it again (which also records what it holds now).
+void RealWorld::ResubscribeLost() {
+  if (watched_.empty()) return;
+  for (int physical = 0; physical < PhysicalNodeCount(); ++physical) {
+    if (!IsUp(physical)) continue;
+    for (int kind : {0, 1}) {
+      auto it = observers_.find({physical, kind});
+      if (it != observers_.end() && it->second->ac == nullptr) {
+        Subscribe(physical);
+        break;
+      }
+    }
+  }
+}
+
 void RealWorld::OnKeyEvent(redisAsyncContext* ac, void* reply, void* privdata) {
   auto* watch = static_cast<KeyWatch*>(privdata);
   auto* r = static_cast<redisReply*>(reply);
@@ -200,12 +219,22 @@ void RealWorld::RecordState(const Snapshot& s, const Reply& r) {
     if (last.state.SameValue(state) && same_expiry) return;
   }
   const bool value_changed = first || !found->second.state.SameValue(state);
+  const bool was_present = !first && found->second.state.present;
   // What a deletion deleted: the value seen before it.
   const std::string previous = first ? "" : RawValue(found->second.state);
   observed_[{s.physical, s.key}] = Observed{state, expiry};
   if (first && !state.present) return;  // nothing to report yet
   int cause = -1;
-  if (!s.event.empty() && s.event != "expired" && s.event != "evicted") {
+  // An expiry is nobody's. But a reading after one that finds the key
+  // there again shows a later write too (the next holder's SET, whose own
+  // event's reading is then the same and recorded no more): the key was
+  // gone first (the event says so), then that write is its sender's.
+  const bool expired = s.event == "expired" || s.event == "evicted";
+  if (expired && state.present && was_present && value_changed) {
+    history().AddState(now_, MainActor(nodes_[s.physical].process), OpType::kOk,
+                       KeyState::Absent(s.key), -1);
+  }
+  if (!s.event.empty() && (!expired || state.present)) {
     cause = Writer(s, state.present ? RawValue(state) : previous, !state.present);
   }
   history().AddState(now_, MainActor(nodes_[s.physical].process),

@@ -287,6 +287,7 @@ void RealWorld::AdvanceTo(Nanos t) {
       if (fds[i].revents & (POLLIN | POLLERR | POLLHUP)) redisAsyncHandleRead(c->ac);
       if (c->ac != nullptr && (fds[i].revents & POLLOUT)) redisAsyncHandleWrite(c->ac);
     }
+    ResubscribeLost();
     return;  // replies may have scheduled events for now
   }
 }

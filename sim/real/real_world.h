@@ -121,6 +121,7 @@ class RealWorld : public World, public AdapterHost {
   };
   struct Snapshot;
   void Subscribe(int physical);
+  void ResubscribeLost();
   void Snap(int physical, const std::string& key, const std::string& event);
   static void OnKeyEvent(redisAsyncContext* ac, void* reply, void* privdata);
   static void OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata);

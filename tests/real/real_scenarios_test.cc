@@ -3,6 +3,10 @@
 // backend. Scenario time is compressed by each file's real_time_scale.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
 #include "lockimpls/lock.h"
@@ -39,6 +43,41 @@ TEST(RealScenarios, F2CompareAndDeleteKeepsBAndCApartOnRealRedis) {
   RunResult r = RunReal("f02-del-frees-other", "set-nx-px");
   EXPECT_EQ(r.verdict(), Verdict::kViolated);
   EXPECT_EQ(r.OverlapPairs(), Pairs{"A/B"});
+}
+
+// States follow the master through a real failover (issue 16): Sentinel
+// kills the harness's watching connections on the replica it promotes,
+// which are opened again, so a foreign write on the new master is found.
+// Seed 000's F2 story runs after the promotion: A, paused past its lease,
+// releases with a plain DEL and deletes B's key on redis0r1. The expiry of
+// A's key, read only after B's SET, is not taken for B overwriting it.
+constexpr char kForeignWriteAfterFailover[] = R"({
+  "name": "foreign-write-after-failover", "seed": 1, "duration": "12s", "nodes": 1,
+  "redis": {"replicas": 1, "replication_lag": "10ms"},
+  "lock": {"key": "lock:order", "ttl": "2s", "retry_delay": "100ms", "acquire_timeout": "8s"},
+  "clients": [{"name": "A", "start": "4s", "hold": "3s", "iterations": 1},
+              {"name": "B", "start": "4500ms", "hold": "3s", "iterations": 1}],
+  "faults": [{"type": "failover", "process": "redis0", "at": "100ms"},
+             {"type": "pause", "process": "A", "at": "4200ms", "duration": "3s"}]})";
+
+TEST(RealScenarios, AForeignWriteAfterARealFailoverIsFound) {
+  for (const char* algo : {"set-nx-px-del", "set-nx-px"}) {
+    RunOptions o;
+    o.algorithm = algo;
+    o.backend = Backend::kReal;
+    RunResult r = RunScenario(ParseScenario(kForeignWriteAfterFailover, "failover.json"), o);
+    EXPECT_EQ(r.verdict(), Verdict::kViolated) << algo;
+    EXPECT_EQ(r.OverlapPairs(), Pairs{"A/B"}) << algo;
+    const std::vector<std::string> kinds = ViolationKindNames(r.Kinds());
+    const bool foreign = std::find(kinds.begin(), kinds.end(), "foreign-write") != kinds.end();
+    // The plain DEL deletes B's key; the compare-and-delete deletes nothing.
+    EXPECT_EQ(foreign, std::string(algo) == "set-nx-px-del") << algo;
+    int promoted_states = 0;
+    for (const Op& op : r.history.ops()) {
+      promoted_states += op.f == OpF::kState && r.history.name(op.actor) == "redis0r1";
+    }
+    EXPECT_GE(promoted_states, 3) << algo << ": A's SET, B's SET and the release on redis0r1";
+  }
 }
 
 TEST(RealScenarios, ContentionWithoutFaultsIsSafeOnRealRedis) {
