@@ -86,7 +86,7 @@ fuzz:
 # peer (its own redis-server under redis-benchmark) in the same run, prints
 # the table of goals and writes bench/results/<date>.json. Not part of
 # `make test` or CI.
-bench: build
+bench: deps-node build
 	@cmake --build $(BUILD) -j$(JOBS) --target locksim_micro locksim_bench -- --no-print-directory
 	@$(BUILD)/bench/locksim_bench
 
