@@ -581,85 +581,89 @@ TEST(ServeOptionsTest, SecondServerOnTheSamePortExitsTwo) {
 // the other clients get BUSY, SCRIPT KILL stops it (its client gets
 // Redis's error, byte for byte as redis-server 7.0 sends it), and the
 // server serves again. One that wrote cannot be killed.
-// A script that never ends, on redis-server 7.0 and on serve side by side
-// (both wait out the 5 s busy threshold at once): PING from another
-// connection gets BUSY, SCRIPT KILL stops it (the script's client gets the
-// killed error), PING gets PONG; a script that wrote cannot be killed. The
-// same bytes from both, every step.
-TEST_F(ServeTest, ABusyScriptAnswersBusyAndScriptKillStopsIt) {
-  std::unique_ptr<RedisServer> redis = RedisServer::Start(RedisServerOptions{});
-  const int ports[] = {port_, redis->port()};
-  std::vector<std::unique_ptr<Raw>> runner, other;
-  for (int port : ports) {
-    runner.push_back(std::make_unique<Raw>(port));
-    other.push_back(std::make_unique<Raw>(port));
-    ASSERT_TRUE(runner.back()->connected() && other.back()->connected());
+// serve and a redis-server 7.0 side by side, each with two connections
+// (`runner` runs a script, `other` asks meanwhile): index 0 is serve's,
+// 1 redis-server's.
+class ServeSideBySideTest : public ServeTest {
+ protected:
+  void SetUp() override {
+    ServeTest::SetUp();
+    if (IsSkipped()) return;
+    redis_ = RedisServer::Start(RedisServerOptions{});
+    for (int port : {port_, redis_->port()}) {
+      runner_.push_back(std::make_unique<Raw>(port));
+      other_.push_back(std::make_unique<Raw>(port));
+      ASSERT_TRUE(runner_.back()->connected() && other_.back()->connected());
+    }
   }
-  auto both = [&](std::vector<std::unique_ptr<Raw>>& conns, const Command& argv,
-                  const std::string& expected) {
+  // Sends argv on both connections of `conns` and expects the same bytes
+  // back from both; returns redis-server's.
+  std::string Both(std::vector<std::unique_ptr<Raw>>& conns, const Command& argv) {
     for (auto& c : conns) c->Send(Resp(argv));
     const std::string theirs = conns[1]->Read(1);
     EXPECT_EQ(conns[0]->Read(1), theirs) << FormatCommand(argv);
-    if (!expected.empty()) EXPECT_EQ(theirs.rfind(expected, 0), 0u) << theirs;
+    return theirs;
+  }
+  // Starts `script` on both runners, and lets it start before the others
+  // ask (two connections' requests are not ordered otherwise).
+  void RunOnBoth(const std::string& script) {
+    for (auto& r : runner_) r->Send(Resp({"EVAL", script, "0"}));
+    std::this_thread::sleep_for(milliseconds(200));
+  }
+  std::unique_ptr<RedisServer> redis_;
+  std::vector<std::unique_ptr<Raw>> runner_, other_;
+};
+
+// A script that never ends (both wait out the 5 s busy threshold at once):
+// PING from another connection gets BUSY, SCRIPT KILL stops it (the
+// script's client gets the killed error), PING gets PONG; a script that
+// wrote cannot be killed. The same bytes from both, every step.
+TEST_F(ServeSideBySideTest, ABusyScriptAnswersBusyAndScriptKillStopsIt) {
+  auto expect_starts = [](const std::string& reply, const std::string& start) {
+    EXPECT_EQ(reply.rfind(start, 0), 0u) << reply;
   };
-  for (auto& r : runner) r->Send(Resp({"EVAL", "while true do end", "0"}));
-  // The script must be running before the other connection asks (two
-  // connections' requests are not ordered otherwise).
-  std::this_thread::sleep_for(milliseconds(200));
-  both(other, {"PING"}, "-BUSY Redis is busy running a script.");
-  both(other, {"SCRIPT", "KILL"}, "+OK");
-  const std::string killed = runner[1]->Read(1);
-  EXPECT_EQ(runner[0]->Read(1), killed);
+  RunOnBoth("while true do end");
+  expect_starts(Both(other_, {"PING"}), "-BUSY Redis is busy running a script.");
+  expect_starts(Both(other_, {"SCRIPT", "KILL"}), "+OK");
+  const std::string killed = runner_[1]->Read(1);
+  EXPECT_EQ(runner_[0]->Read(1), killed);
   EXPECT_EQ(killed,
             "-ERR Script killed by user with SCRIPT KILL... script: "
             "694a5fe1ddb97a4c6a1bf299d9537c7d3d0f84e7, on @user_script:1.\r\n");
-  both(other, {"PING"}, "+PONG");
-  both(other, {"SCRIPT", "KILL"}, "-NOTBUSY");
-  // A script that wrote: UNKILLABLE. (SHUTDOWN NOSAVE ends it: below.)
-  for (auto& r : runner) {
-    r->Send(Resp({"EVAL", "redis.call('set', 'x', '1') while true do end", "0"}));
-  }
-  std::this_thread::sleep_for(milliseconds(200));
-  both(other, {"SCRIPT", "KILL"}, "-UNKILLABLE Sorry the script already executed write commands");
-  for (auto& o : other) o->Send(Resp({"SHUTDOWN", "NOSAVE"}));
+  expect_starts(Both(other_, {"PING"}), "+PONG");
+  expect_starts(Both(other_, {"SCRIPT", "KILL"}), "-NOTBUSY");
+  // A script that wrote: UNKILLABLE (SHUTDOWN NOSAVE ends it: below).
+  RunOnBoth("redis.call('set', 'x', '1') while true do end");
+  expect_starts(Both(other_, {"SCRIPT", "KILL"}),
+                "-UNKILLABLE Sorry the script already executed write commands");
+  for (auto& o : other_) o->Send(Resp({"SHUTDOWN", "NOSAVE"}));
 }
 
-// A script that wrote cannot be killed; SHUTDOWN NOSAVE is the way out. The
-// same requests to redis-server 7.0 and to serve, side by side (both wait
-// out the 5 s busy threshold at once): the same bytes back, then both close
-// every connection unanswered and stop listening.
-TEST_F(ServeTest, ShutdownNosaveEndsAWritingBusyScriptAsRedisServerDoes) {
-  std::unique_ptr<RedisServer> redis = RedisServer::Start(RedisServerOptions{});
-  const int ports[] = {port_, redis->port()};
-  std::vector<std::unique_ptr<Raw>> runner, other;
-  for (int port : ports) {
-    runner.push_back(std::make_unique<Raw>(port));
-    other.push_back(std::make_unique<Raw>(port));
-    ASSERT_TRUE(runner.back()->connected() && other.back()->connected());
-  }
+// A script that wrote cannot be killed; SHUTDOWN NOSAVE is the way out:
+// the same bytes back from both until then, then both close every
+// connection unanswered and stop listening.
+TEST_F(ServeSideBySideTest, ShutdownNosaveEndsAWritingBusyScriptAsRedisServerDoes) {
   // Outside a script: refused inside MULTI (and the transaction aborted).
-  const std::vector<Command> in_multi = {{"MULTI"}, {"SHUTDOWN"}, {"SHUTDOWN", "NOSAVE"}, {"EXEC"}};
-  for (const Command& argv : in_multi) {
-    for (auto& o : other) o->Send(Resp(argv));
-    const std::string theirs = other[1]->Read(1);
-    EXPECT_EQ(other[0]->Read(1), theirs) << FormatCommand(argv);
+  for (const Command& argv :
+       std::vector<Command>{{"MULTI"}, {"SHUTDOWN"}, {"SHUTDOWN", "NOSAVE"}, {"EXEC"}}) {
+    Both(other_, argv);
   }
-  for (auto& r : runner) r->Send(Resp({"EVAL", "redis.call('set', 'x', '1') while true do end", "0"}));
-  std::this_thread::sleep_for(milliseconds(200));  // running before the others ask
-  const std::vector<Command> while_busy = {
-      {"PING"},           {"SHUTDOWN"},          {"SHUTDOWN", "SAVE"},   {"SHUTDOWN", "FOO"},
-      {"SHUTDOWN", "ABORT"}, {"SHUTDOWN", "NOSAVE", "ABORT"}, {"SHUTDOWN", "NOSAVE", "SAVE"},
-      {"SCRIPT", "KILL"}};
-  for (const Command& argv : while_busy) {
-    for (auto& o : other) o->Send(Resp(argv));
-    const std::string theirs = other[1]->Read(1);
-    EXPECT_EQ(other[0]->Read(1), theirs) << FormatCommand(argv);
+  RunOnBoth("redis.call('set', 'x', '1') while true do end");
+  for (const Command& argv : std::vector<Command>{{"PING"},
+                                                  {"SHUTDOWN"},
+                                                  {"SHUTDOWN", "SAVE"},
+                                                  {"SHUTDOWN", "FOO"},
+                                                  {"SHUTDOWN", "ABORT"},
+                                                  {"SHUTDOWN", "NOSAVE", "ABORT"},
+                                                  {"SHUTDOWN", "NOSAVE", "SAVE"},
+                                                  {"SCRIPT", "KILL"}}) {
+    Both(other_, argv);
   }
-  for (auto& o : other) o->Send(Resp({"SHUTDOWN", "NOSAVE"}));
+  for (auto& o : other_) o->Send(Resp({"SHUTDOWN", "NOSAVE"}));
   for (int i = 0; i < 2; ++i) {
     SCOPED_TRACE(i == 0 ? "locksim serve" : "redis-server");
-    EXPECT_TRUE(other[i]->ClosedByPeer());
-    EXPECT_TRUE(runner[i]->ClosedByPeer());
+    EXPECT_TRUE(other_[i]->ClosedByPeer());
+    EXPECT_TRUE(runner_[i]->ClosedByPeer());
   }
   EXPECT_EQ(server_->child().Wait(), 0) << server_->child().err();
   EXPECT_NE(server_->child().err().find("stopped by SHUTDOWN"), std::string::npos)
