@@ -199,5 +199,24 @@ TEST(RedlockTest, AMinorityIsNotALock) {
   EXPECT_EQ(keys_left, 3);  // the other owner's three keys, untouched
 }
 
+// Issue 18: clients cut off from a minority of the nodes, with no
+// network.timeout, still acquire on the majority: Redlock's own per-node
+// request timeout gives up on the silent node, as the algorithm says. (Before
+// it, every acquisition waited for ever on redis0: "SAFE, 0 acquisitions".)
+TEST(RedlockTest, ACutToAMinorityOfNodesStillAcquiresOnTheMajority) {
+  const Scenario s = ParseScenario(R"({
+    "name": "redlock-minority-cut", "algorithm": "redlock", "duration": "20s", "nodes": 3,
+    "lock": {"ttl": "2s", "retry_delay": "100ms", "acquire_timeout": "5s"},
+    "clients": [{"name": "A", "hold": "200ms", "iterations": 3},
+                {"name": "B", "start": "50ms", "hold": "200ms", "iterations": 3}],
+    "faults": [{"type": "partition", "between": [["A", "B"], ["redis0"]], "at": "0s",
+                "duration": "1m"}]})",
+                                   "cut.json");
+  ASSERT_EQ(s.network.timeout, Nanos{0});  // no socket timeout
+  const RunResult r = RunScenario(s, RunOptions{});
+  EXPECT_EQ(r.verdict(), Verdict::kSafe);
+  EXPECT_GE(r.acquisitions, 3);
+}
+
 }  // namespace
 }  // namespace locksim
