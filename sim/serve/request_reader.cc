@@ -33,6 +33,27 @@ void RequestReader::Free::operator()(redisReader* r) const { redisReaderFree(r);
 
 RequestReader::RequestReader() : reader_(redisReaderCreate()) {
   if (reader_ == nullptr) throw HarnessError("redisReaderCreate(): out of memory");
+  functions_ = std::make_unique<redisReplyObjectFunctions>(*reader_->fn);
+  default_create_array_ = functions_->createArray;
+  functions_->createArray = &RequestReader::CreateArray;
+  reader_->fn = functions_.get();
+  reader_->privdata = this;
+}
+
+void* RequestReader::CreateArray(const redisReadTask* task, int elements) {
+  auto* self = static_cast<RequestReader*>(task->privdata);
+  if (task->parent != nullptr) {  // refused before hiredis allocates it
+    self->refused_ =
+        "expected an array of bulk strings (locksim serve does not accept inline commands)";
+    return nullptr;
+  }
+  if (elements > kMaxRequestArguments) {
+    self->refused_ = "invalid multibulk length (" + std::to_string(elements) +
+                     " arguments; locksim serve takes at most " +
+                     std::to_string(kMaxRequestArguments) + ")";
+    return nullptr;
+  }
+  return self->default_create_array_(task, elements);
 }
 
 RequestReader::~RequestReader() = default;
@@ -46,7 +67,7 @@ RequestReader::Status RequestReader::Next(Command* argv, std::string* error) {
   while (error_.empty()) {
     void* object = nullptr;
     if (redisReaderGetReply(reader_.get(), &object) != REDIS_OK) {
-      error_ = reader_->errstr;
+      error_ = refused_.empty() ? std::string(reader_->errstr) : refused_;
       break;
     }
     if (object == nullptr) {  // an incomplete request: wait for more bytes
