@@ -278,6 +278,10 @@ Reply LuaScripting::Eval(const Command& argv, bool by_sha, bool read_only) {
   script_instructions_ = 0;
   script_dirty_at_start_ = server_->dirty_;
   stop_ = Stop::kNone;
+  // Under a memory limit, garbage of earlier scripts must not count against
+  // this one (Lua 5.1 does not collect when an allocation fails).
+  const int64_t memory_limit = server_->script_memory_limit_;
+  if (memory_limit > 0 && lua_bytes_ > memory_limit / 2) lua_gc(L, LUA_GCCOLLECT, 0);
   const int status = lua_pcall(L, 0, 1, -2);
   running_ = false;
   if (stop_ == Stop::kRanAway) {

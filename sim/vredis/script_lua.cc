@@ -14,12 +14,14 @@ int luaopen_bit(lua_State* L);
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "sim/core/errors.h"
 #include "sim/vredis/server.h"
 #include "sim/vredis/script_errors.h"
 #include "sim/vredis/sha1.h"
@@ -532,9 +534,29 @@ void LuaScripting::Close() {
   L_ = nullptr;
 }
 
+void* LuaScripting::Alloc(void* ud, void* ptr, size_t old_size, size_t new_size) {
+  auto* self = static_cast<LuaScripting*>(ud);
+  if (new_size == 0) {
+    std::free(ptr);
+    self->lua_bytes_ -= static_cast<int64_t>(old_size);
+    return nullptr;
+  }
+  const int64_t limit = self->server_->script_memory_limit_;
+  const int64_t growth = static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size);
+  if (growth > 0 && limit > 0 && self->lua_bytes_ + growth > limit) return nullptr;
+  void* p = std::realloc(ptr, new_size);
+  if (p != nullptr) self->lua_bytes_ += growth;
+  return p;
+}
+
 void LuaScripting::Init() {
-  L_ = luaL_newstate();
+  L_ = lua_newstate(&LuaScripting::Alloc, this);
+  if (L_ == nullptr) throw HarnessError("lua_newstate(): out of memory");
   lua_State* L = L_;
+  lua_atpanic(L, [](lua_State* L) -> int {  // as luaL_newstate's panic
+    throw HarnessError(std::string("Lua panic: ") +
+                       (lua_isstring(L, -1) ? lua_tostring(L, -1) : "(no message)"));
+  });
   // The count hook finds its scripting through the registry; it counts
   // only while a script runs (Eval), as Redis's luaMaskCountHook.
   lua_pushlightuserdata(L, this);

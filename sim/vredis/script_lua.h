@@ -156,6 +156,10 @@ class LuaScripting {
   // steps of kHookEvery; what stopped it, if anything.
   static constexpr int kHookEvery = 100000;
   static void CountHook(lua_State* L, ::lua_Debug* ar);
+  // The Lua state's allocator (ud: this): realloc, counting the bytes held,
+  // refusing to grow past VirtualRedis::SetScriptMemoryLimit.
+  static void* Alloc(void* ud, void* ptr, size_t old_size, size_t new_size);
+  int64_t lua_bytes_ = 0;
   int64_t script_instructions_ = 0;
   int64_t script_dirty_at_start_ = 0;
   enum class Stop { kNone, kKilled, kRanAway } stop_ = Stop::kNone;

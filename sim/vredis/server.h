@@ -141,6 +141,11 @@ class VirtualRedis {
   // (KillRunningScript).
   static constexpr int64_t kDefaultScriptInstructionLimit = 500'000'000;
   void SetScriptInstructionLimit(int64_t limit) { script_instruction_limit_ = limit; }
+  // Bytes the Lua state may hold (0, the default: no limit, as Redis).
+  // Past it an allocation fails and the script ends with Lua's "not enough
+  // memory" error. For the fuzzers: one string.rep or a doubling loop asks
+  // for gigabytes in a few instructions.
+  void SetScriptMemoryLimit(int64_t bytes) { script_memory_limit_ = bytes; }
   void SetBusyScriptHandler(std::function<void(int64_t instructions)> handler) {
     busy_handler_ = std::move(handler);
   }
@@ -347,6 +352,7 @@ class VirtualRedis {
   bool in_script_ = false;
   unsigned script_propagate_ = kPropagateAll;  // redis.set_repl() of the running script
   int64_t script_instruction_limit_ = kDefaultScriptInstructionLimit;  // 0: none
+  int64_t script_memory_limit_ = 0;                                     // 0: none
   std::function<void(int64_t)> busy_handler_;
   std::optional<std::string> runaway_script_;
   bool in_exec_ = false;

@@ -20,6 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   locksim::VirtualRedis node;
   // A script that loops is stopped quickly (serve would answer BUSY).
   node.SetScriptInstructionLimit(1'000'000);
+  node.SetScriptMemoryLimit(int64_t{64} << 20);  // Redis has none; a fuzzer needs one
   const locksim::VirtualRedis::ConnId conn = node.Connect();
   locksim::Random random(1);
   locksim::RequestReader reader;

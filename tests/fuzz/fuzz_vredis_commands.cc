@@ -37,6 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   locksim::VirtualRedis node;
   node.SetScriptInstructionLimit(1'000'000);
+  node.SetScriptMemoryLimit(int64_t{64} << 20);  // Redis has none; a fuzzer needs one
   node.SetPersistence(locksim::Persistence::kAofAlways);
   locksim::VirtualRedis replica;
   replica.SetReplica(true);

@@ -77,6 +77,21 @@ TEST_F(VirtualRedisTest, AScriptThatNeverEndsIsStoppedAtTheLimit) {
   EXPECT_EQ(Do({"EVAL", "local n = 0 for i = 1, 300000 do n = n + 1 end return n", "0"}), Int(300000));
 }
 
+// Redis puts no bound on a script's memory, nor does the virtual Redis by
+// default; with one (the fuzzers set 64 MB) a script that asks for more ends
+// with Lua's memory error and the node goes on.
+TEST_F(VirtualRedisTest, AScriptMemoryLimitEndsTheScriptThatPassesIt) {
+  const std::string big = "return #string.rep('x', 100 * 1024 * 1024)";
+  EXPECT_EQ(Do({"EVAL", big, "0"}), Int(100 * 1024 * 1024));
+  redis_.SetScriptMemoryLimit(int64_t{64} << 20);
+  const Reply r = Do({"EVAL", big, "0"});
+  ASSERT_TRUE(r.IsError());
+  EXPECT_NE(r.str.find("not enough memory"), std::string::npos) << r.str;
+  EXPECT_EQ(Do({"EVAL", "return #string.rep('x', 1024 * 1024)", "0"}), Int(1024 * 1024));
+  EXPECT_EQ(Do({"EVAL", "local s = 'x' while true do s = s .. s end", "0"}).IsError(), true);
+  EXPECT_TRUE(Do({"PING"}).type == Reply::Type::kStatus);
+}
+
 TEST_F(VirtualRedisTest, SetNxOnlySetsAMissingKey) {
   EXPECT_TRUE(Do({"SET", "k", "a", "NX"}).IsOk());
   EXPECT_TRUE(Do({"SET", "k", "b", "NX"}).IsNil());
