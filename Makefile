@@ -74,13 +74,16 @@ test-asan:
 # CI runs each for a bounded time; every other build replays the corpus as
 # the ctest fuzz_corpus.* (make test, make test-asan).
 FUZZ_SECONDS ?= 60
+# FUZZ_RUNS=N instead: exactly N inputs a target from libFuzzer seed 1, the
+# same on every machine (CI).
+FUZZ_RUNS ?=
 FUZZ_PARALLEL ?= 1
 FUZZ_TARGETS ?= scenario resp_request vredis_commands results_json adapter_reply
 fuzz:
 	@bash .ci/install-deps --fuzz
 	@CC=clang CXX=clang++ cmake -S . -B build-fuzz -DLOCKSIM_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 	@cmake --build build-fuzz -j$(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS)) -- --no-print-directory
-	@bash tests/fuzz/run_fuzzers.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_PARALLEL) $(FUZZ_TARGETS)
+	@bash tests/fuzz/run_fuzzers.sh build-fuzz $(if $(FUZZ_RUNS),runs:$(FUZZ_RUNS),$(FUZZ_SECONDS)) $(FUZZ_PARALLEL) $(FUZZ_TARGETS)
 
 # Benchmarks (bench/): micro-benchmarks, then the driver that measures the
 # peer (its own redis-server under redis-benchmark) in the same run, prints

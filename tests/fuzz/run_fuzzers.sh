@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of a -DLOCKSIM_FUZZ=ON build (make fuzz).
-#   bash tests/fuzz/run_fuzzers.sh BUILD SECONDS PARALLEL TARGET...
+#   bash tests/fuzz/run_fuzzers.sh BUILD BUDGET PARALLEL TARGET...
+# BUDGET is either SECONDS (a campaign: each target for that long, wherever
+# the host's speed takes it) or runs:N (each target exactly N inputs from
+# libFuzzer seed 1: the same inputs on every machine, so a fresh build finds
+# the same things every time; what CI runs).
 # Each target starts from its seed corpus (tests/fuzz/corpus/<target>, and the
 # bundled scenarios for `scenario`), keeps what it finds in
 # BUILD/corpus/<target> and writes a crashing, leaking or hanging input to
@@ -8,8 +12,15 @@
 # and exits 1 if any target found something: copy the artifact into
 # tests/fuzz/corpus/<target>/ once fixed, and it is a regression test.
 set -uo pipefail
-build=$1 seconds=$2 parallel=$3
+build=$1 budget=$2 parallel=$3
 shift 3
+if [[ "$budget" == runs:* ]]; then
+  limit="-runs=${budget#runs:} -seed=1"
+  what="${budget#runs:} inputs each from seed 1"
+else
+  limit="-max_total_time=$budget"
+  what="${budget}s each"
+fi
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$build/artifacts" "$build/logs"
 
@@ -23,7 +34,8 @@ run_one() {
   [[ -f "$root/tests/fuzz/$t.dict" ]] && dict=("-dict=$root/tests/fuzz/$t.dict")
   # -timeout: one input over 10 s is a hang; -rss_limit_mb: the machine has
   # room, but an input that needs gigabytes is a finding too.
-  "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  # shellcheck disable=SC2086  # $limit is one or two options
+  "$bin" $limit -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="$build/artifacts/$t-" "${dict[@]}" \
     "$build/corpus/$t" "${seeds[@]}" >"$log" 2>&1
   local rc=$?
@@ -37,9 +49,9 @@ run_one() {
   return $rc
 }
 export -f run_one
-export build seconds root
+export build limit root
 
-echo "fuzz: ${#@} targets, ${seconds}s each, $parallel at a time"
+echo "fuzz: ${#@} targets, $what, $parallel at a time"
 printf '%s\n' "$@" | xargs -P "$parallel" -I{} bash -c 'run_one {}'
 rc=$?
 if [[ $rc -ne 0 ]]; then
