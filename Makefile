@@ -4,7 +4,7 @@
 #   make test   installs what is missing (Chromium too, for the report's
 #               end-to-end test), builds, runs every test (ctest)
 #   make bench  the benchmarks of issue 9 and their goals (not run by CI)
-#   make fuzz   the libFuzzer targets (tests/fuzz/), FUZZ_SECONDS each
+#   make fuzz   the libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (or FUZZ_RUNS inputs) each
 BUILD ?= build
 JOBS ?= 2
 BUILD_TYPE ?= RelWithDebInfo
@@ -74,8 +74,8 @@ test-asan:
 # CI runs each for a bounded time; every other build replays the corpus as
 # the ctest fuzz_corpus.* (make test, make test-asan).
 FUZZ_SECONDS ?= 60
-# FUZZ_RUNS=N instead: exactly N inputs a target from libFuzzer seed 1, the
-# same on every machine (CI).
+# FUZZ_RUNS=N instead: N inputs a target from libFuzzer seed 1, as much work
+# on a slow machine as on a fast one (CI).
 FUZZ_RUNS ?=
 FUZZ_PARALLEL ?= 1
 FUZZ_TARGETS ?= scenario resp_request vredis_commands results_json adapter_reply

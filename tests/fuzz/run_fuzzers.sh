@@ -2,9 +2,9 @@
 # Runs the libFuzzer targets of a -DLOCKSIM_FUZZ=ON build (make fuzz).
 #   bash tests/fuzz/run_fuzzers.sh BUILD BUDGET PARALLEL TARGET...
 # BUDGET is either SECONDS (a campaign: each target for that long, wherever
-# the host's speed takes it) or runs:N (each target exactly N inputs from
-# libFuzzer seed 1: the same inputs on every machine, so a fresh build finds
-# the same things every time; what CI runs).
+# the host's speed takes it) or runs:N (each target N inputs from libFuzzer
+# seed 1, as much work on a slow machine as on a fast one; what CI runs. Not
+# bit-for-bit repeatable: libFuzzer's comparison tracing sees addresses).
 # Each target starts from its seed corpus (tests/fuzz/corpus/<target>, and the
 # bundled scenarios for `scenario`), keeps what it finds in
 # BUILD/corpus/<target> and writes a crashing, leaking or hanging input to
