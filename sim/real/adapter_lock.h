@@ -9,7 +9,9 @@
 // and its reply go into the history as the thread's `adapter` ops (not
 // `redis`: they are requests to the library, not Redis commands), each the
 // JSON line exchanged; the reply carries the client's own view of its
-// lease, lease_ms. The adapter's own Redis commands are not seen by locksim.
+// lease, lease_ms. The library's own Redis commands are recorded by the real
+// world: the adapter connects through its proxy links, which are tapped
+// (RealWorld::NodeAddress, DrainTapped).
 //
 // Replies arrive through the world's poll loop (AdapterHost::WatchFd, the
 // real world's) and are delivered

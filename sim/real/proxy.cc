@@ -17,8 +17,12 @@
 #include <cstring>
 #include <deque>
 #include <list>
+#include <utility>
+
+#include <hiredis/hiredis.h>
 
 #include "sim/core/errors.h"
+#include "sim/real/hiredis_reply.h"
 
 namespace locksim {
 namespace {
@@ -79,13 +83,26 @@ void CheckPort(int port) {
   if (port <= 0 || port > 65535) Die("target port " + std::to_string(port) + " out of range");
 }
 
+struct ReaderFree {
+  void operator()(redisReader* r) const { redisReaderFree(r); }
+};
+struct ReplyObjectFree {
+  void operator()(void* r) const { freeReplyObject(r); }
+};
+
 }  // namespace
+
+// One direction of a tapped connection: hiredis's reader over its bytes.
+struct ProxyHub::TapReader {
+  std::unique_ptr<redisReader, ReaderFree> reader{redisReaderCreate()};
+};
 
 // What the proxy read in one read(), and when.
 struct ProxyHub::Chunk {
   std::string bytes;
   size_t sent = 0;
   int64_t read_at = 0;  // steady-clock nanoseconds
+  bool tapped = false;  // a tapped reply chunk, decoded
 };
 
 // One direction of one connection: what was read from the source and is
@@ -116,6 +133,11 @@ struct ProxyHub::Conn {
   Up up = Up::kWaiting;
   Pipe to_node;    // client -> node
   Pipe to_client;  // node -> client
+  uint64_t serial = 0;  // on its link, from 1
+  // A tapped link's decoders, one per direction; both null once the bytes
+  // stopped being RESP2 (or when the link is not tapped).
+  std::unique_ptr<TapReader> tap_requests;
+  std::unique_ptr<TapReader> tap_replies;
 
   bool Done() const { return client < 0 && node < 0; }
   void CloseAll(bool reset) {
@@ -143,12 +165,20 @@ struct ProxyHub::Link {
   int loss_percent = 0;
   bool cut = false;             // CutConnections() waits for the loop to do it
   int64_t accept_paused_until = 0;
+  bool tapped = false;
+  uint64_t accepted = 0;  // connections so far
+  int id = 0;
   std::list<std::unique_ptr<Conn>> conns;  // node-stable addresses for the poll slots
 };
 
 ProxyHub::ProxyHub(uint64_t seed) : random_(seed) {
   wake_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) throw HarnessError(ErrnoText("proxy: eventfd()"));
+  tapped_fd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (tapped_fd_ < 0) {
+    CloseFd(wake_fd_);
+    throw HarnessError(ErrnoText("proxy: eventfd()"));
+  }
   // The thread starts with every signal blocked (it inherits the mask), so
   // that SIGINT/SIGTERM/SIGHUP are always taken by the harness's main
   // thread, whose InterruptGuard turns them into a clean stop.
@@ -160,6 +190,7 @@ ProxyHub::ProxyHub(uint64_t seed) : random_(seed) {
   } catch (...) {
     pthread_sigmask(SIG_SETMASK, &previous, nullptr);
     CloseFd(wake_fd_);
+    CloseFd(tapped_fd_);
     throw;
   }
   pthread_sigmask(SIG_SETMASK, &previous, nullptr);
@@ -179,6 +210,7 @@ ProxyHub::~ProxyHub() {
     CloseFd(link->listen);
   }
   CloseFd(wake_fd_);
+  CloseFd(tapped_fd_);
 }
 
 void ProxyHub::Wake() {
@@ -214,9 +246,72 @@ int ProxyHub::Open(std::string name, int target_port) {
   link->port = ntohs(addr.sin_port);
   link->target_port = target_port;
   std::lock_guard lock(mu_);
+  link->id = static_cast<int>(links_.size());
   links_.push_back(std::move(link));
   Wake();
   return static_cast<int>(links_.size()) - 1;
+}
+
+void ProxyHub::Tap(int link) {
+  std::lock_guard lock(mu_);
+  At(link).tapped = true;
+}
+
+std::vector<ProxyHub::Tapped> ProxyHub::TakeTapped() {
+  uint64_t count;
+  [[maybe_unused]] ssize_t r = read(tapped_fd_, &count, sizeof count);
+  std::lock_guard lock(mu_);
+  return std::exchange(tapped_, {});
+}
+
+void ProxyHub::TapBytes(Link& link, Conn& conn, bool request, const char* data, size_t n) {
+  std::unique_ptr<TapReader>& tap = request ? conn.tap_requests : conn.tap_replies;
+  if (tap == nullptr || n == 0) return;
+  redisReader* reader = tap->reader.get();
+  const size_t before = tapped_.size();
+  auto stop = [&](const std::string& why) {
+    Tapped t{link.id, conn.serial, Tapped::Kind::kUndecodable, {},
+             Reply::Error("locksim: the proxy stopped decoding " + link.name + " connection " +
+                          std::to_string(conn.serial) + ": " + why)};
+    tapped_.push_back(std::move(t));
+    conn.tap_requests.reset();
+    conn.tap_replies.reset();
+  };
+  if (redisReaderFeed(reader, data, n) != REDIS_OK) {
+    stop(reader->errstr);
+  } else {
+    for (;;) {
+      void* object = nullptr;
+      if (redisReaderGetReply(reader, &object) != REDIS_OK) {
+        stop(reader->errstr);
+        break;
+      }
+      if (object == nullptr) break;
+      std::unique_ptr<void, ReplyObjectFree> owner(object);
+      const auto* r = static_cast<const redisReply*>(object);
+      Tapped t{link.id, conn.serial, request ? Tapped::Kind::kCommand : Tapped::Kind::kReply, {},
+               {}};
+      if (request) {
+        bool strings = r->type == REDIS_REPLY_ARRAY;
+        for (size_t i = 0; strings && i < r->elements; ++i) {
+          strings = r->element[i]->type == REDIS_REPLY_STRING;
+          if (strings) t.command.emplace_back(r->element[i]->str, r->element[i]->len);
+        }
+        if (!strings) {
+          stop("a request that is not an array of bulk strings");
+          break;
+        }
+        if (t.command.empty()) continue;
+      } else {
+        t.reply = ReplyFromHiredis(r);
+      }
+      tapped_.push_back(std::move(t));
+    }
+  }
+  if (tapped_.size() > before) {
+    const uint64_t added = tapped_.size() - before;
+    [[maybe_unused]] ssize_t w = write(tapped_fd_, &added, sizeof added);
+  }
 }
 
 int ProxyHub::Port(int link) const {
@@ -408,7 +503,15 @@ void ProxyHub::Loop() {
           // An error or hang-up ends a wait for POLLOUT too: the next
           // send() then fails and says how.
           if (revents & (POLLOUT | POLLERR | POLLHUP)) s.conn->to_client.blocked = false;
-          if (revents & (POLLIN | POLLERR | POLLHUP)) ReadInto(s.conn->to_node, s.conn->client);
+          if (revents & (POLLIN | POLLERR | POLLHUP)) {
+            if (s.conn->tap_requests) {
+              std::string read;
+              ReadInto(s.conn->to_node, s.conn->client, &read);
+              TapBytes(*s.link, *s.conn, true, read.data(), read.size());
+            } else {
+              ReadInto(s.conn->to_node, s.conn->client);
+            }
+          }
           // Polled for POLLRDHUP alone: the client closed or reset while
           // the proxy held all it could (a FIN, though, waits in the
           // client's kernel behind the bytes the proxy has not taken).
@@ -455,6 +558,11 @@ void ProxyHub::Accept(Link& link) {
     NoDelay(fd);
     auto conn = std::make_unique<Conn>();
     conn->client = fd;
+    conn->serial = ++link.accepted;
+    if (link.tapped) {
+      conn->tap_requests = std::make_unique<TapReader>();
+      conn->tap_replies = std::make_unique<TapReader>();
+    }
     // Connecting is part of the network too: while partitioned the proxy
     // does not reach for the node (Settle() connects on heal).
     if (!link.partitioned) StartConnect(link, *conn);
@@ -493,12 +601,13 @@ void ProxyHub::FinishConnect(Conn& conn) {
   }
 }
 
-void ProxyHub::ReadInto(Pipe& pipe, int fd) {
+void ProxyHub::ReadInto(Pipe& pipe, int fd, std::string* copy) {
   for (int i = 0; i < kReadsPerPass && !pipe.eof && pipe.held < kMaxHeld; ++i) {
     std::string buf(kReadSize, '\0');
     const ssize_t n = read(fd, buf.data(), buf.size());
     if (n > 0) {
       buf.resize(static_cast<size_t>(n));
+      if (copy != nullptr) copy->append(buf);
       pipe.held += buf.size();
       pipe.chunks.push_back(Chunk{std::move(buf), 0, NowNanos()});
       continue;
@@ -537,6 +646,12 @@ void ProxyHub::Flush(Link& link, Conn& conn, Pipe& pipe, int fd) {
       pipe.head_passed = true;
       pipe.retry_at = -1;
       pipe.rto = kInitialRto;
+    }
+    // A reply is decoded as it starts out to the client, not after: the
+    // harness must have it before the adapter can answer because of it.
+    if (&pipe == &conn.to_client && conn.tap_replies && !head.tapped) {
+      head.tapped = true;
+      TapBytes(link, conn, false, head.bytes.data(), head.bytes.size());
     }
     const ssize_t n =
         send(fd, head.bytes.data() + head.sent, head.bytes.size() - head.sent, MSG_NOSIGNAL);

@@ -28,6 +28,14 @@
 // the listening socket in Open(). The hub's thread blocks every signal, so
 // SIGINT/SIGTERM keep reaching the harness's main thread (InterruptGuard).
 // Nothing listens or connects outside 127.0.0.1.
+//
+// A tapped link (Tap) also reads what passes: each command a client sends,
+// when the proxy reads it from the client, and each reply, just before the
+// proxy starts writing it to the client, decoded with hiredis's reader (the RESP2 a
+// third-party lock library speaks). TakeTapped hands them to the harness's
+// thread; tapped_fd() is readable while some wait. A connection whose
+// bytes are not RESP2 (a RESP3 HELLO 3 session, say) is tapped no further,
+// and says so once.
 #ifndef LOCKSIM_SIM_REAL_PROXY_H_
 #define LOCKSIM_SIM_REAL_PROXY_H_
 
@@ -38,6 +46,9 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
+
+#include "sim/core/reply.h"
 #include <vector>
 
 #include "sim/core/random.h"
@@ -87,18 +98,38 @@ class ProxyHub {
   // is expected: a node is down), or empty.
   std::string LastError() const;
 
+  // What a tapped link carried (see the top of this file).
+  struct Tapped {
+    enum class Kind { kCommand, kReply, kUndecodable };
+    int link = 0;
+    uint64_t conn = 0;  // the connection's number on the hub (per link, from 1)
+    Kind kind = Kind::kCommand;
+    Command command;    // kCommand
+    Reply reply;        // kReply; kUndecodable: an error saying why
+  };
+  // Decode what passes on `link` from now on (connections accepted later).
+  void Tap(int link);
+  // What was tapped since the last call, in the order it passed.
+  std::vector<Tapped> TakeTapped();
+  // An eventfd, readable while TakeTapped has something.
+  int tapped_fd() const { return tapped_fd_; }
+
  private:
   struct Chunk;
   struct Pipe;
   struct Conn;
   struct Link;
+  struct TapReader;
 
   // The hub's thread.
   void Loop();
   void Accept(Link& link);
   void StartConnect(Link& link, Conn& conn);
   void FinishConnect(Conn& conn);
-  void ReadInto(Pipe& pipe, int fd);
+  // Appends what it read to *copy, when given.
+  void ReadInto(Pipe& pipe, int fd, std::string* copy = nullptr);
+  // Decodes bytes of a tapped connection (request: client -> node).
+  void TapBytes(Link& link, Conn& conn, bool request, const char* data, size_t n);
   void Flush(Link& link, Conn& conn, Pipe& pipe, int fd);
   // Applies the closing rules after I/O; closes what is finished.
   void Settle(Link& link, Conn& conn);
@@ -118,6 +149,8 @@ class ProxyHub {
   uint64_t served_ = 0;     // cut requests the loop has carried out
   bool stop_ = false;
   int wake_fd_ = -1;  // eventfd: the loop polls it
+  std::vector<Tapped> tapped_;  // guarded by mu_
+  int tapped_fd_ = -1;          // eventfd: counts what tapped_ holds
   std::thread thread_;
 };
 

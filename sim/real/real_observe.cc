@@ -18,11 +18,14 @@
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
 
+#include <poll.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <initializer_list>
 
 #include "sim/core/errors.h"
+#include "sim/core/interrupt.h"
 #include "sim/real/hiredis_reply.h"
 #include "sim/real/real_world.h"
 
@@ -88,7 +91,46 @@ struct KeyWatch {
 
 void RealWorld::WatchKeys(std::vector<std::string> keys) {
   watched_ = std::move(keys);
+  awaiting_observers_ = 0;
   for (int i = 0; i < PhysicalNodeCount(); ++i) Subscribe(i);
+  AwaitObservers();
+}
+
+// Subscribing and the first readings are asynchronous: a run that started
+// at once could see a client's first SET reach a node before the node's
+// subscription did, and that change would be read as "what the node held"
+// with no writer. So the run waits (at most kObserverPatience) until every
+// subscription is confirmed and every first reading is in. Only the
+// observer's connections are served meanwhile; true time stays 0.
+void RealWorld::AwaitObservers() {
+  constexpr Nanos kObserverPatience = std::chrono::seconds(10);
+  const auto deadline = std::chrono::steady_clock::now() + kObserverPatience;
+  settling_ = true;
+  while (awaiting_observers_ > 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      settling_ = false;
+      throw HarnessError("the nodes did not confirm the harness's keyspace subscriptions within " +
+                         FormatDuration(kObserverPatience));
+    }
+    std::vector<pollfd> fds;
+    std::vector<Conn*> owners;
+    for (auto& [key, conn] : observers_) {
+      if (conn->ac == nullptr || !(conn->want_read || conn->want_write)) continue;
+      fds.push_back(pollfd{conn->ac->c.fd,
+                           static_cast<short>((conn->want_read ? POLLIN : 0) |
+                                              (conn->want_write ? POLLOUT : 0)),
+                           0});
+      owners.push_back(conn.get());
+    }
+    if (InterruptGuard::Poll(fds.data(), fds.size(), std::chrono::milliseconds(10)) <= 0) continue;
+    for (size_t i = 0; i < fds.size(); ++i) {
+      Conn* c = owners[i];
+      if (fds[i].revents == 0 || c->ac == nullptr) continue;
+      if (fds[i].revents & (POLLIN | POLLERR | POLLHUP)) redisAsyncHandleRead(c->ac);
+      if (c->ac != nullptr && (fds[i].revents & POLLOUT)) redisAsyncHandleWrite(c->ac);
+    }
+  }
+  settling_ = false;
 }
 
 void RealWorld::Subscribe(int physical) {
@@ -122,9 +164,13 @@ void RealWorld::Subscribe(int physical) {
       delete watch;
       throw HarnessError("cannot subscribe to " + channel + " on " + NodeName(physical));
     }
+    ++awaiting_observers_;
   }
   // What the node holds now (after a restart: what its persistence kept).
-  for (const std::string& key : watched_) Snap(physical, key, "");
+  for (const std::string& key : watched_) {
+    Snap(physical, key, "");
+    ++awaiting_observers_;
+  }
 }
 
 // A node that is up but whose watching connections are gone: something
@@ -160,13 +206,14 @@ void RealWorld::OnKeyEvent(redisAsyncContext* ac, void* reply, void* privdata) {
     return;
   }
   const std::string kind(r->element[0]->str, r->element[0]->len);
-  if (kind != "message") return;  // the subscribe confirmation
   RealWorld* world = watch->world;
+  if (kind == "subscribe") --world->awaiting_observers_;
+  if (kind != "message") return;
   if (world->dropping_replies_) return;
   const std::string channel(r->element[1]->str, r->element[1]->len);
   const std::string event(r->element[2]->str, r->element[2]->len);
   const std::string prefix = "__keyspace@0__:";
-  world->now_ = std::max(world->now_, world->Elapsed());
+  if (!world->settling_) world->now_ = std::max(world->now_, world->Elapsed());
   world->Snap(watch->physical, channel.substr(prefix.size()), event);
 }
 
@@ -186,8 +233,9 @@ void RealWorld::OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata) {
   (void)ac;
   std::unique_ptr<Snapshot> snap(static_cast<Snapshot*>(privdata));
   RealWorld* world = snap->world;
+  if (snap->event.empty()) --world->awaiting_observers_;
   if (reply == nullptr || world->dropping_replies_) return;
-  world->now_ = std::max(world->now_, world->Elapsed());
+  if (!world->settling_) world->now_ = std::max(world->now_, world->Elapsed());
   world->RecordState(*snap, ReplyFromHiredis(static_cast<redisReply*>(reply)));
 }
 

@@ -6,6 +6,7 @@
 
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
+#include <nlohmann/json.hpp>
 
 #include "sim/core/errors.h"
 #include "sim/real/hiredis_reply.h"
@@ -240,8 +241,47 @@ void RealWorld::Send(int client, int actor, int node, Command cmd, ReplySink* si
 }
 
 RealWorld::Address RealWorld::NodeAddress(int process, int node) {
-  // The group's master now, through the client's own proxy link.
-  return Address{"127.0.0.1", PortFor(process, MasterOf(node))};
+  // The group's master now, through the client's own proxy link, which is
+  // tapped: what the library sends and receives on it is recorded.
+  const int physical = MasterOf(node);
+  const int port = PortFor(process, physical);
+  const int link = links_.at({process, physical});
+  if (tapped_links_.emplace(link, std::make_pair(process, physical)).second) proxy_.Tap(link);
+  return Address{"127.0.0.1", port};
+}
+
+void RealWorld::DrainTapped() {
+  std::vector<ProxyHub::Tapped> tapped = proxy_.TakeTapped();
+  if (tapped.empty()) return;
+  now_ = std::max(now_, Elapsed());
+  for (ProxyHub::Tapped& t : tapped) {
+    const auto [process, physical] = tapped_links_.at(t.link);
+    const int actor = MainActor(process);
+    const int group = GroupOf(physical);
+    std::deque<uint64_t>& open = tap_flights_[{t.link, t.conn}];
+    switch (t.kind) {
+      case ProxyHub::Tapped::Kind::kCommand:
+        history().AddCommand(now_, actor, group, t.command);
+        if (!watched_.empty()) {
+          const uint64_t flight = next_flight_++;
+          flights_[flight] = Flight{MasterOf(group), actor, std::move(t.command), now_, Nanos{-1}};
+          open.push_back(flight);
+        }
+        break;
+      case ProxyHub::Tapped::Kind::kReply:
+        history().AddReply(now_, actor, OpType::kOk, group, std::move(t.reply));
+        if (!open.empty()) {
+          auto flight = flights_.find(open.front());
+          if (flight != flights_.end()) flight->second.replied = now_;
+          open.pop_front();
+        }
+        break;
+      case ProxyHub::Tapped::Kind::kUndecodable:
+        history().AddAdapterMessage(now_, actor, OpType::kInfo,
+                                    nlohmann::json{{"locksim", t.reply.str}}.dump());
+        break;
+    }
+  }
 }
 
 void RealWorld::WatchFd(int fd, std::function<void()> readable) {
@@ -272,10 +312,16 @@ void RealWorld::AdvanceTo(Nanos t) {
     for (auto& [key, conn] : observers_) add(conn.get());
     const size_t redis_fds = fds.size();
     for (const auto& [fd, readable] : watched_fds_) fds.push_back(pollfd{fd, POLLIN, 0});
+    if (!tapped_links_.empty()) fds.push_back(pollfd{proxy_.tapped_fd(), POLLIN, 0});
     const int n = InterruptGuard::Poll(fds.data(), fds.size(), t - now_);
     now_ = Elapsed();
     if (n <= 0) continue;  // timeout (or EINTR): loop re-checks the clock
+    // First what the proxy decoded: a library's reply is taken from the
+    // proxy before the proxy hands it on, so before the adapter's answer
+    // that follows from it can be read below.
+    if (!tapped_links_.empty()) DrainTapped();
     for (size_t i = redis_fds; i < fds.size(); ++i) {
+      if (!tapped_links_.empty() && fds[i].fd == proxy_.tapped_fd()) continue;
       auto it = watched_fds_.find(fds[i].fd);
       if (fds[i].revents == 0 || it == watched_fds_.end()) continue;
       std::function<void()> readable = it->second;  // a copy: it may unwatch itself

@@ -19,6 +19,7 @@
 #define LOCKSIM_SIM_REAL_REAL_WORLD_H_
 
 #include <chrono>
+#include <deque>
 #include <map>
 #include <functional>
 #include <memory>
@@ -111,6 +112,10 @@ class RealWorld : public World, public AdapterHost {
   };
   Conn* Connection(int client, int actor, int physical);
   void Attach(Conn* c, redisAsyncContext* ac);
+  // A third-party library's own commands and replies (an adapter's links
+  // are tapped, ProxyHub::Tap): into the history as that client's redis
+  // ops, and into flights_, so that the observer puts its writes down to it.
+  void DrainTapped();
   // The observer (real_observe.cc).
   struct Flight {  // a client's command to a node, for attributing changes
     int physical;
@@ -121,6 +126,7 @@ class RealWorld : public World, public AdapterHost {
   };
   struct Snapshot;
   void Subscribe(int physical);
+  void AwaitObservers();
   void ResubscribeLost();
   void Snap(int physical, const std::string& key, const std::string& event);
   static void OnKeyEvent(redisAsyncContext* ac, void* reply, void* privdata);
@@ -160,6 +166,10 @@ class RealWorld : public World, public AdapterHost {
   // (client thread, physical node) -> its connection
   std::map<std::pair<int, int>, std::unique_ptr<Conn>> conns_;
   bool dropping_replies_ = false;  // while closing connections on purpose
+  // Subscriptions and first readings not yet answered (AwaitObservers),
+  // and whether it is waiting for them (true time stays 0 meanwhile).
+  int awaiting_observers_ = 0;
+  bool settling_ = false;
   std::vector<std::string> watched_;
   // (physical, 0 subscriber / 1 reader) -> the observer's connections
   std::map<std::pair<int, int>, std::unique_ptr<Conn>> observers_;
@@ -172,6 +182,9 @@ class RealWorld : public World, public AdapterHost {
   std::map<uint64_t, Flight> flights_;
   uint64_t next_flight_ = 0;
   std::map<int, std::function<void()>> watched_fds_;  // fd -> readable
+  std::map<int, std::pair<int, int>> tapped_links_;  // link -> (process, physical)
+  // (link, connection) -> its tapped commands not yet answered (flights_ ids)
+  std::map<std::pair<int, uint64_t>, std::deque<uint64_t>> tap_flights_;
 };
 
 }  // namespace locksim

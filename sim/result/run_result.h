@@ -43,7 +43,7 @@ struct RunResult {
   WorkloadEffect effect;  // what the workload's invariant says
   int64_t acquisitions = 0;
   int64_t failed_acquisitions = 0;
-  int64_t redis_commands = 0;
+  int64_t redis_commands = 0;  // the history's redis invokes (a library's too)
   LivenessResult liveness;
   // Faults whose trigger never fired: the run did not test what the
   // scenario says it tests.

@@ -151,7 +151,6 @@ Task<Reply> ProcessEnv::Call(int node, Command cmd, Nanos timeout) {
   // The history copies the command's bytes into its buffer; the command
   // itself moves on to the world.
   runtime_->history().AddCommand(runtime_->Now(), actor_, node, cmd);
-  ++*commands_sent_;
   // A named awaiter, not a temporary: g++ 12 destroys the members of a
   // prvalue awaiter in a co_await expression twice (GCC PR 100611 family).
   CallAwaiter awaiter(runtime_, process_, incarnation_, actor_, node, std::move(cmd), timeout);
@@ -173,7 +172,6 @@ void ProcessEnv::StartThread(std::string name, std::function<Task<void>(Env&)> b
   const int actor =
       runtime_->AddThread(process_, runtime_->ProcessName(process_) + ":" + name);
   auto env = std::make_shared<ProcessEnv>(runtime_, process_, actor, thread_id);
-  env->commands_sent_ = commands_sent_;  // counted with the process
   Task<void> task = body(*env);
   runtime_->Adopt(env);
   // Started by a thread that a fault stopped just now: the thread starts

@@ -34,8 +34,6 @@ class ProcessEnv : public Env {
 
   int process() const { return process_; }
   int actor() const { return actor_; }
-  // Commands sent by this thread and the threads it started.
-  int64_t commands_sent() const { return *commands_sent_; }
 
  private:
   Runtime* runtime_;
@@ -43,7 +41,6 @@ class ProcessEnv : public Env {
   int incarnation_;  // the process's life this thread belongs to
   int actor_;  // the history's name for this thread
   int thread_id_;
-  std::shared_ptr<int64_t> commands_sent_ = std::make_shared<int64_t>(0);
 };
 
 }  // namespace locksim

@@ -13,7 +13,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -119,6 +121,65 @@ TEST_F(AdapterTest, RedisPyLosesMutualExclusionWhenStoppedPastItsTimeout) {
   }
   EXPECT_TRUE(saw_lease);
   EXPECT_TRUE(saw_not_owned);
+  // redis-py's own commands, as its connections through the proxy carried
+  // them (issue 17): its SET NX PX and its release script, each answered,
+  // and the state changes they caused put down to their client.
+  int64_t invokes = 0, replies = 0;
+  bool saw_set = false, saw_release_script = false;
+  std::set<std::string> set_the_key;
+  for (const Op& op : r.history.ops()) {
+    if (op.f == OpF::kRedis) {
+      EXPECT_TRUE(r.history.name(op.actor) == "A" || r.history.name(op.actor) == "B");
+      if (op.type == OpType::kInvoke) {
+        ++invokes;
+        const CommandView cmd = r.history.command(op);
+        saw_set |= cmd.size() == 6 && cmd[0] == "SET" && cmd[1] == "lock:report" &&
+                   cmd[3] == "PX" && cmd[5] == "NX";
+        saw_release_script |= cmd[0] == "EVALSHA" || cmd[0] == "EVAL";
+      } else {
+        ++replies;
+      }
+    }
+    if (op.f == OpF::kState && op.subject >= 0 && r.history.state(op).present) {
+      set_the_key.insert(r.history.name(op.subject));
+    }
+  }
+  EXPECT_TRUE(saw_set);
+  EXPECT_TRUE(saw_release_script);
+  EXPECT_EQ(r.redis_commands, invokes);
+  EXPECT_EQ(replies, invokes);
+  EXPECT_EQ(set_the_key, (std::set<std::string>{"A", "B"}));
+  ExpectNoAdapterLeft();
+}
+
+// A trigger on the library's own command (issue 17): A's redis-py process
+// is stopped right after its SET NX PX leaves, before it can see the reply
+// (F10, a pause during acquire, on the library people ship).
+TEST_F(AdapterTest, ATriggerFiresOnTheLibrarysOwnSet) {
+  RunOptions o;
+  o.backend = Backend::kReal;
+  RunResult r = RunScenario(ParseScenario(R"({
+    "duration": "10s", "algorithm": "redis-py", "real_time_scale": "1",
+    "lock": {"key": "lock:tap", "ttl": "2s", "retry_delay": "100ms", "acquire_timeout": "10s"},
+    "clients": [{"name": "A", "hold": "100ms", "iterations": 1}],
+    "faults": [{"type": "pause", "process": "A", "duration": "3s",
+                "on": {"process": "A", "event": "send", "command": "SET"}}]
+  })", "tap.json"), o);
+  int64_t set_at = -1, pause_at = -1;
+  Nanos acquired{-1};
+  for (const Op& op : r.history.ops()) {
+    if (set_at < 0 && op.f == OpF::kRedis && op.type == OpType::kInvoke &&
+        r.history.command(op).name() == "SET") {
+      set_at = op.index;
+    }
+    if (pause_at < 0 && op.f == OpF::kPause) pause_at = op.index;
+    if (acquired < Nanos{0} && op.f == OpF::kAcquire && op.type == OpType::kOk) acquired = op.time;
+  }
+  ASSERT_GE(set_at, 0) << "redis-py's SET is not in the history";
+  EXPECT_EQ(pause_at, set_at + 1) << "the pause should follow the SET at once";
+  // redis-py returned from acquire only once it was continued.
+  EXPECT_GE(acquired, std::chrono::milliseconds(2900));
+  EXPECT_EQ(r.acquisitions, 1);
   ExpectNoAdapterLeft();
 }
 

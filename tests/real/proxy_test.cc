@@ -215,6 +215,49 @@ TEST_F(ProxyTest, PassesBytesThroughUnchanged) {
   EXPECT_EQ(hub_->LastError(), "");
 }
 
+// A tapped link reports what a client's connection carried, decoded:
+// pipelined commands and a big value split across reads included, and
+// each reply before the client can have read it.
+TEST_F(ProxyTest, ATappedLinkReportsEachCommandAndReplyInOrder) {
+  hub_->Tap(link_);
+  Context c = Connect(port_);
+  ASSERT_TRUE(c && c->err == 0);
+  const std::string big(200 * 1024, 'x');
+  EXPECT_EQ(Text(Command(c, {"SET", "k", big, "PX", "5000", "NX"})), "OK");
+  std::vector<ProxyHub::Tapped> seen = hub_->TakeTapped();  // the reply came: it is there
+  RawClient raw(port_);
+  raw.Send(Resp({"GET", "nokey"}) + Resp({"INCR", "n"}));  // pipelined
+  EXPECT_EQ(raw.Read(9, kPatience), "$-1\r\n:1\r\n");
+  for (ProxyHub::Tapped& t : hub_->TakeTapped()) seen.push_back(std::move(t));
+  using Kind = ProxyHub::Tapped::Kind;
+  ASSERT_EQ(seen.size(), 6u);
+  EXPECT_EQ(seen[0].kind, Kind::kCommand);
+  EXPECT_EQ(seen[0].command, (locksim::Command{"SET", "k", big, "PX", "5000", "NX"}));
+  EXPECT_EQ(seen[1].kind, Kind::kReply);
+  EXPECT_EQ(seen[1].reply, Reply::Status("OK"));
+  EXPECT_EQ(seen[0].conn, 1u);
+  EXPECT_EQ(seen[2].command, (locksim::Command{"GET", "nokey"}));
+  EXPECT_EQ(seen[3].command, (locksim::Command{"INCR", "n"}));
+  EXPECT_EQ(seen[4].reply, Reply::Nil());
+  EXPECT_EQ(seen[5].reply, Reply::Integer(1));
+  EXPECT_EQ(seen[2].conn, 2u);
+  // Bytes that are not RESP end the tap on that connection, once.
+  RawClient inline_client(port_);
+  inline_client.Send("PING\r\n");  // an inline command: Redis answers, hiredis cannot read it
+  EXPECT_EQ(inline_client.Read(kPong.size(), kPatience), kPong);
+  const std::vector<ProxyHub::Tapped> after = hub_->TakeTapped();
+  ASSERT_EQ(after.size(), 1u);
+  EXPECT_EQ(after[0].kind, Kind::kUndecodable);
+  EXPECT_NE(after[0].reply.str.find("stopped decoding A->redis0 connection 3"), std::string::npos)
+      << after[0].reply.str;
+  // An untapped link reports nothing.
+  const int other = hub_->Open("B->redis0", server_->port());
+  Context b = Connect(hub_->Port(other));
+  ASSERT_TRUE(b && b->err == 0);
+  EXPECT_EQ(Text(Command(b, {"PING"})), "PONG");
+  EXPECT_TRUE(hub_->TakeTapped().empty());
+}
+
 TEST_F(ProxyTest, PartitionHoldsCommandsUntilHealThenDeliversThemInOrder) {
   RawClient before(port_);
   ASSERT_EQ(before.Call({"PING"}, kPong.size()), kPong);

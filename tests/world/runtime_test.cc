@@ -208,7 +208,6 @@ TEST(RuntimeTest, BackgroundThreadsRecordUnderTheirNameAndDoNotKeepTheRunGoing) 
     if (op.type == OpType::kInvoke && w.history().name(op.actor) == "A:watchdog") ++pings;
   }
   EXPECT_EQ(pings, 3);  // at 0, 100 and 200 ms
-  EXPECT_EQ(env.commands_sent(), 3);
 }
 
 TEST(RuntimeDeathTest, SchedulingInThePastAbortsWithTheReplayCommand) {
