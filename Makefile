@@ -32,7 +32,7 @@ build: deps
 
 demo: build
 	@echo
-	@echo "== the scenario library (F1-F16 and the workloads): every expectation, on the virtual Redis"
+	@echo "== the scenario library (F1-F17 and the workloads): every expectation, on the virtual Redis"
 	@$(BUILD)/locksim run scenarios/
 	@echo
 	@echo "== one of them in detail: seed 000's 2:15 -> 2:21 story with a plain DEL release"

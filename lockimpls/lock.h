@@ -96,6 +96,12 @@ struct AdapterProgram {
   std::vector<std::string_view> interpreter_args;  // before the script ("-I")
   std::string_view script;       // the adapter, relative to the source tree
   std::string_view install_hint;  // how to get the library, for messages
+  // An environment variable the harness sets to the build's Node.js modules
+  // (<build>/node/node_modules): "NODE_PATH", or empty.
+  std::string_view modules_env = {};
+  // Where the library keeps the lock: this prefix + the scenario's key
+  // (redis-semaphore: "mutex:"). The harness watches that key.
+  std::string_view key_prefix = {};
 };
 
 struct AlgorithmInfo {

@@ -9,6 +9,7 @@
 #include "lockimpls/registry/registry.h"
 #include "lockimpls/rate_limit/rate_limit.h"
 #include "lockimpls/redlock/redlock.h"
+#include "lockimpls/node/node_locks.h"
 #include "lockimpls/redis_py/redis_py.h"
 #include "lockimpls/set_nx_px/set_nx_px.h"
 #include "lockimpls/set_nx_px_del/set_nx_px_del.h"
@@ -161,6 +162,25 @@ const std::vector<AlgorithmInfo>& Algorithms() {
        "not delete the other's lock",
        Defaults(seconds(10), milliseconds(100), seconds(10)), nullptr, nullptr,
        milliseconds(1), &kRedisPyAdapter},
+      {"node-redlock",
+       "npm redlock 5 (ioredis) in a node process, through the adapter protocol: "
+       "Redlock.using(): the acquire script on every node, held on a majority; extended "
+       "automatically 500 ms before expiry while held; token-checked release script",
+       "npm redlock 5.0.0-beta.2 dist/cjs/index.js (using, acquire, extend); --backend real only",
+       "the automatic extension is a timer of the holder's process: stopped (SIGSTOP) past "
+       "what is left of its lease, it loses the lock and keeps working (F1); a pause shorter "
+       "than that is covered by the extension",
+       Defaults(seconds(10), milliseconds(100), seconds(10)), nullptr, nullptr,
+       milliseconds(1), &kNodeRedlockAdapter},
+      {"redis-semaphore",
+       "npm redis-semaphore 5.8 Mutex (ioredis) in a node process, through the adapter "
+       "protocol: SET mutex:<key> uuid PX NX every retryInterval; refreshed every 0.8 ttl "
+       "by a token-checked PEXPIRE script; token-checked DEL release",
+       "npm redis-semaphore 5.8.0 lib/RedisMutex.js, lib/mutex/*.js; --backend real only",
+       "the refresh is a timer of the holder's process: stopped (SIGSTOP) past its lease, it "
+       "loses the lock and keeps working (F1); onLockLost's default throws from the timer",
+       Defaults(seconds(10), milliseconds(100), seconds(10)), nullptr, nullptr,
+       milliseconds(1), &kRedisSemaphoreAdapter},
       {"rate-limit-lua",
        "access limiter: one EVAL of INCR + (first request) EXPIRE window; refuse above limit",
        "seed 002 §2 (IP访问次数限制)",

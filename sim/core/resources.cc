@@ -34,4 +34,10 @@ std::string DataPath(const std::string& relative) {
   return (fs::path(LOCKSIM_SOURCE_DIR) / relative).string();
 }
 
+std::string NodeModulesPath() {
+  const fs::path prefix = InstallPrefix();
+  if (!prefix.empty()) return (prefix / "lib" / "locksim" / "node_modules").string();
+  return (fs::path(LOCKSIM_BINARY_DIR) / "node" / "node_modules").string();
+}
+
 }  // namespace locksim

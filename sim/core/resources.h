@@ -18,6 +18,11 @@ std::string ClockShimPath();
 // redis_py_adapter.py", "scenarios"): installed under PREFIX/share/locksim/
 // with the same relative path.
 std::string DataPath(const std::string& relative);
+// The Node.js lock libraries of lockimpls/node/package-lock.json, as
+// .ci/install-node puts them: <build>/node/node_modules (make deps-node).
+// An installed locksim looks in PREFIX/lib/locksim/node_modules, which the
+// package does not fill: run the Node adapters from a build tree.
+std::string NodeModulesPath();
 
 }  // namespace locksim
 

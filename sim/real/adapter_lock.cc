@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <filesystem>
 
 #include "sim/core/errors.h"
 #include "sim/core/resources.h"
@@ -51,8 +52,17 @@ AdapterLock::AdapterLock(World& world, AdapterHost& host, int process, std::stri
     for (std::string_view a : program.interpreter_args) argv.emplace_back(a);
     argv.push_back(script);
   }
+  std::vector<std::string> env;
+  if (!program.modules_env.empty()) {
+    const std::string modules = NodeModulesPath();
+    if (program_override.empty() && !std::filesystem::is_directory(modules)) {
+      throw InputError("the " + library_ + " adapter needs its Node.js modules in " + modules +
+                       ", which is missing: " + std::string(program.install_hint));
+    }
+    env.push_back(std::string(program.modules_env) + "=" + modules);
+  }
   try {
-    adapter_ = AdapterProcess::Start(argv, script);
+    adapter_ = AdapterProcess::Start(argv, script, env);
   } catch (const InputError& e) {
     if (!program_override.empty()) throw InputError(std::string("--adapter: ") + e.what());
     throw InputError(std::string(e.what()) + ": the " + library_ + " adapter needs it (" +

@@ -9,10 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "sim/core/errors.h"
 #include "sim/core/interrupt.h"
@@ -40,7 +42,8 @@ void AdapterProcess::RemoveStaleFolders() {
 }
 
 std::unique_ptr<AdapterProcess> AdapterProcess::Start(const std::vector<std::string>& argv,
-                                                      const std::string& must_exist) {
+                                                      const std::string& must_exist,
+                                                      const std::vector<std::string>& env) {
   if (argv.empty() || access(argv[0].c_str(), X_OK) != 0) {
     throw InputError("\"" + (argv.empty() ? std::string() : argv[0]) +
                      "\" not found or not executable");
@@ -66,6 +69,19 @@ std::unique_ptr<AdapterProcess> AdapterProcess::Start(const std::vector<std::str
   std::vector<char*> cargv;
   for (std::string& s : args) cargv.push_back(s.data());
   cargv.push_back(nullptr);
+  // The environment, built before fork(): the child only execs.
+  std::vector<std::string> vars = env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view var(*e);
+    const std::string_view name = var.substr(0, var.find('='));
+    const bool overridden = std::any_of(env.begin(), env.end(), [&](const std::string& v) {
+      return std::string_view(v).substr(0, v.find('=')) == name;
+    });
+    if (!overridden) vars.emplace_back(var);
+  }
+  std::vector<char*> cenv;
+  for (std::string& v : vars) cenv.push_back(v.data());
+  cenv.push_back(nullptr);
 
   const pid_t parent = getpid();
   const pid_t pid = fork();
@@ -86,7 +102,7 @@ std::unique_ptr<AdapterProcess> AdapterProcess::Start(const std::vector<std::str
     dup2(sv[1], 1);
     if (err >= 0) dup2(err, 2);
     close_range(3, ~0U, 0);
-    execv(cargv[0], cargv.data());
+    execve(cargv[0], cargv.data(), cenv.data());
     _exit(127);
   }
   close(sv[1]);

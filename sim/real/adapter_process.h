@@ -30,8 +30,10 @@ class AdapterProcess {
   // Starts argv (argv[0] an absolute path). Throws InputError when argv[0]
   // or `must_exist` (the adapter script) is missing, HarnessError when the
   // process cannot be started.
+  // `env`: NAME=VALUE entries set in its environment, over the harness's.
   static std::unique_ptr<AdapterProcess> Start(const std::vector<std::string>& argv,
-                                               const std::string& must_exist = {});
+                                               const std::string& must_exist = {},
+                                               const std::vector<std::string>& env = {});
   ~AdapterProcess();
   AdapterProcess(const AdapterProcess&) = delete;
   AdapterProcess& operator=(const AdapterProcess&) = delete;

@@ -157,7 +157,12 @@ void ScenarioRun::Setup() {
   // A limiter has no holder whose value another could overwrite: on real
   // servers its key is not watched (one snapshot per INCR is load a
   // limiter's timing does not need).
-  if (backend() == Backend::kVirtual || !algo_->is_limiter()) world_->WatchKeys({lock_.key});
+  // A library may keep the lock under a key of its own making
+  // (redis-semaphore: "mutex:<key>"): that is the key watched.
+  const std::string prefix = algo_->adapter ? std::string(algo_->adapter->key_prefix) : "";
+  if (backend() == Backend::kVirtual || !algo_->is_limiter()) {
+    world_->WatchKeys({prefix + lock_.key});
+  }
   world_->SetReplayHint("locksim run " + input_file_ + " --algorithm " + result_.algorithm +
                         " --seed " + std::to_string(result_.seed) + " --backend " +
                         std::string(BackendName(backend())));
