@@ -83,6 +83,13 @@ class Lock {
   // The fencing token of the calling thread's current lease, for variants
   // that issue one (fenced); the protected resource rejects older tokens.
   virtual std::optional<int64_t> FencingToken(const Env& thread) const { return std::nullopt; }
+  // The error the calling thread's last Acquire or Release ended with when
+  // the lock code raised instead of answering (a third-party library's
+  // exception, docs/adapters.md), and clears it; "" when it answered. The
+  // workload records such a step as `info` (outcome unknown), apart from a
+  // plain `fail` (timed out, nothing to release). Our own variants never
+  // raise: their errors are values.
+  virtual std::string TakeError(const Env& thread) { return {}; }
 };
 
 // A variant that is not ours: a third-party lock client (a library in

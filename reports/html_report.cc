@@ -297,7 +297,8 @@ std::string Matrix(const ojson& r) {
 std::string Figures(const ojson& r) {
   std::string s =
       "<table class=\"figures\"><thead><tr><th>variant</th><th>cells safe / run</th>"
-      "<th>acquisitions</th><th>timed out</th><th>latency p50</th><th>latency p99</th>"
+      "<th>acquisitions</th><th>timed out</th><th>errors</th><th>latency p50</th>"
+      "<th>latency p99</th>"
       "<th>retries / acq.</th><th>commands / acq.</th><th>throughput / s</th></tr></thead>"
       "<tbody>\n";
   for (const ojson& v : r.at("variants")) {
@@ -309,7 +310,9 @@ std::string Figures(const ojson& r) {
     s += "<tr><td>" + EscapeXml(v.at("algorithm").get<std::string>()) + "</td><td>" +
          std::to_string(safe) + " / " + std::to_string(run) + "</td><td>" +
          FigureText(f.at("acquisitions")) + "</td><td>" +
-         FigureText(f.at("failed_acquisitions")) + "</td><td>" + Latency(f.at("latency_p50")) +
+         FigureText(f.at("failed_acquisitions")) + "</td><td>" +
+         FigureText(f.value("errored_acquisitions", ojson(0))) + "</td><td>" +
+         Latency(f.at("latency_p50")) +
          "</td><td>" + Latency(f.at("latency_p99")) + "</td><td>" +
          FigureText(f.at("retries_per_acquisition")) + "</td><td>" +
          FigureText(f.at("commands_per_acquisition")) + "</td><td>" +

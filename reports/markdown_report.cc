@@ -136,16 +136,17 @@ std::string RenderMarkdownSummary(const ojson& r) {
     s += "\n### What failed (" + std::to_string(n_failed) + ")\n\n" + failed;
   }
 
-  s += "\n### Liveness per variant\n\n| variant | acquisitions | timed out | latency p50 | "
-       "latency p99 | retries / acq. | commands / acq. | throughput / s |\n"
-       "|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  s += "\n### Liveness per variant\n\n| variant | acquisitions | timed out | errors | "
+       "latency p50 | latency p99 | retries / acq. | commands / acq. | throughput / s |\n"
+       "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const ojson& v : r.at("variants")) {
     const ojson& f = v.at("figures");
     auto lat = [](const ojson& x) {
       return x.is_null() ? std::string("\xE2\x80\x94") : ShortDuration(x.get<int64_t>());
     };
     s += "| `" + v.at("algorithm").get<std::string>() + "` | " + FigureText(f.at("acquisitions")) +
-         " | " + FigureText(f.at("failed_acquisitions")) + " | " + lat(f.at("latency_p50")) +
+         " | " + FigureText(f.at("failed_acquisitions")) + " | " +
+         FigureText(f.value("errored_acquisitions", ojson(0))) + " | " + lat(f.at("latency_p50")) +
          " | " + lat(f.at("latency_p99")) + " | " + FigureText(f.at("retries_per_acquisition")) +
          " | " + FigureText(f.at("commands_per_acquisition")) + " | " +
          FigureText(f.at("throughput_per_s")) + " |\n";

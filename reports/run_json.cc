@@ -231,6 +231,26 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
                 {"failed_acquisitions", r.failed_acquisitions},
                 {"redis_commands", r.redis_commands},
                 {"history_ops", h.size()}};
+  if (r.library) {
+    // Adapter-driven runs only, so that our own variants' JSON stays as it was.
+    j["stats"]["errored_acquisitions"] = r.errored_acquisitions;
+    ojson errors = ojson::array();
+    for (const LibraryError& e : r.library->errors) {
+      errors.push_back({{"op", e.op},
+                        {"error", e.text},
+                        {"count", e.count},
+                        {"first_client", e.first_client},
+                        {"first", e.first.count()}});
+    }
+    ojson failures = ojson::array();
+    for (const LibraryFailure& f : r.library->failures) {
+      failures.push_back({{"time", f.time.count()},
+                          {"client", f.client},
+                          {"what", f.what},
+                          {"stderr_tail", f.stderr_tail}});
+    }
+    j["library"] = {{"name", r.library->name}, {"errors", errors}, {"failures", failures}};
+  }
   if (with_history) {
     ojson ops = ojson::array();
     for (const Op& op : h.ops()) ops.push_back(OpToJson(h, op));

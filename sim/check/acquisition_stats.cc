@@ -10,7 +10,7 @@ namespace {
 
 // Whether two requests count as the same command for retries: the same
 // name, any case; EVALSHA runs the same script as the EVAL that loaded it,
-// so the two are one. An adapter's requests are all "adapter".
+// so the two are one.
 bool SameCommand(std::string_view a, std::string_view b) {
   auto canonical = [](std::string_view name) {
     return CommandNameIs(name, "EVALSHA") ? std::string_view("EVAL") : name;
@@ -40,6 +40,7 @@ struct Attempt {
 void AcquisitionStats::Merge(const AcquisitionStats& o) {
   acquisitions += o.acquisitions;
   failed_acquisitions += o.failed_acquisitions;
+  errored_acquisitions += o.errored_acquisitions;
   repeated_commands += o.repeated_commands;
   commands += o.commands;
   simulated += o.simulated;
@@ -70,12 +71,13 @@ AcquisitionStats ComputeAcquisitionStats(const History& history, Nanos end) {
       } else if (a.open && op.type == OpType::kFail) {
         ++s.failed_acquisitions;
         a.open = false;
+      } else if (a.open && op.type == OpType::kInfo) {
+        ++s.errored_acquisitions;
+        a.open = false;
       }
-    } else if ((op.f == OpF::kRedis || op.f == OpF::kAdapter) && op.type == OpType::kInvoke &&
-               a.open) {
+    } else if (op.f == OpF::kRedis && op.type == OpType::kInvoke && a.open) {
       ++a.commands;
-      const std::string_view name =
-          op.f == OpF::kAdapter ? std::string_view("adapter") : history.command(op).name();
+      const std::string_view name = history.command(op).name();
       if (a.first.empty()) {
         a.first = name;
         a.node = op.node;
@@ -100,6 +102,7 @@ nlohmann::ordered_json StatsToJson(const AcquisitionStats& s) {
   nlohmann::ordered_json j;
   j["acquisitions"] = s.acquisitions;
   j["failed_acquisitions"] = s.failed_acquisitions;
+  j["errored_acquisitions"] = s.errored_acquisitions;
   const bool any = s.acquisitions > 0;
   j["latency_p50"] = any ? nlohmann::ordered_json(Percentile(s.latencies, 50)) : nullptr;
   j["latency_p99"] = any ? nlohmann::ordered_json(Percentile(s.latencies, 99)) : nullptr;
@@ -108,7 +111,7 @@ nlohmann::ordered_json StatsToJson(const AcquisitionStats& s) {
   j["commands_per_acquisition"] = Ratio(s.commands, s.acquisitions);
   // Acquisitions per simulated second.
   // Nothing tried (a rate limiter): no figure rather than a zero.
-  j["throughput_per_s"] = s.acquisitions + s.failed_acquisitions == 0
+  j["throughput_per_s"] = s.acquisitions + s.failed_acquisitions + s.errored_acquisitions == 0
                               ? nullptr
                               : Ratio(s.acquisitions * 1'000'000'000, s.simulated.count());
   return j;

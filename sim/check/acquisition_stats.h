@@ -3,10 +3,11 @@
 // and how many acquisitions the run completes per simulated second.
 //
 // An acquisition is a thread's `acquire` invoke followed by its `acquire`
-// ok (a success) or fail (timed out). Within it:
+// ok (a success), fail (timed out) or info (the lock code raised an error).
+// Within it:
 //   - commands are the thread's `redis` invoke ops between the two (for an
-//     adapter-driven client, its `adapter` requests: locksim does not see
-//     the library's own Redis commands);
+//     adapter-driven client, its library's own, as the proxy saw them; the
+//     `adapter` requests to the library are not Redis commands);
 //   - repeated commands (the figures' "retries") are the commands that
 //     repeat the acquisition's first one (same node, same command name in
 //     any case, EVALSHA counted as EVAL), so SET NX PX sent three times is
@@ -28,7 +29,8 @@ namespace locksim {
 
 struct AcquisitionStats {
   int64_t acquisitions = 0;         // acquire ok
-  int64_t failed_acquisitions = 0;  // acquire fail
+  int64_t failed_acquisitions = 0;  // acquire fail: timed out
+  int64_t errored_acquisitions = 0;  // acquire info: the library raised
   // Commands repeating the acquisition's first one (above), within
   // successful acquisitions. JSON: retries_per_acquisition.
   int64_t repeated_commands = 0;
@@ -45,7 +47,7 @@ AcquisitionStats ComputeAcquisitionStats(const History& history, Nanos end);
 // Nearest-rank percentile of sorted values (p in 1..100); 0 when empty.
 int64_t Percentile(const std::vector<int64_t>& sorted, int p);
 
-// {"acquisitions", "failed_acquisitions", "latency_p50", "latency_p99",
+// {"acquisitions", "failed_acquisitions", "errored_acquisitions", "latency_p50", "latency_p99",
 //  "latency_max", "retries_per_acquisition", "commands_per_acquisition",
 //  "throughput_per_s"}; the per-acquisition figures and the throughput are
 // rounded to 3 decimals (null without any acquisition; the throughput null

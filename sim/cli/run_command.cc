@@ -57,6 +57,30 @@ std::string Upper(std::string_view s) {
   return out;
 }
 
+// What a third-party library did besides answering: its errors, and the
+// clients it took down, with the last lines of their stderr.
+void PrintLibrary(std::ostream& out, const LibraryReport& lib) {
+  for (const LibraryError& e : lib.errors) {
+    out << "library " << lib.name << ": " << e.op << " raised " << e.count << "x: " << e.text
+        << " (first: client " << e.first_client << " at " << FormatDuration(e.first) << ")\n";
+  }
+  for (const LibraryFailure& f : lib.failures) {
+    out << "library " << lib.name << ": client " << f.client << " crashed at "
+        << FormatDuration(f.time) << ": its adapter " << f.what << "; the run went on without it\n";
+    if (f.stderr_tail.empty()) continue;
+    // The last few lines: where a traceback names the exception.
+    std::vector<std::string> lines;
+    for (size_t at = 0; at <= f.stderr_tail.size();) {
+      const size_t nl = std::min(f.stderr_tail.find('\n', at), f.stderr_tail.size());
+      lines.push_back(f.stderr_tail.substr(at, nl - at));
+      at = nl + 1;
+    }
+    const size_t from = lines.size() > 6 ? lines.size() - 6 : 0;
+    out << "  its stderr ends:\n";
+    for (size_t i = from; i < lines.size(); ++i) out << "  | " << lines[i] << "\n";
+  }
+}
+
 void PrintSummary(std::ostream& out, const RunResult& r) {
   out << r.scenario.name << " · " << r.algorithm << " · " << BackendName(r.backend)
       << " · seed " << r.seed;
@@ -76,9 +100,11 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
     if (foreign) out << foreign << " foreign write(s)";
     out << ")";
   }
-  out << "; " << r.acquisitions << " acquisitions, " << r.failed_acquisitions
-      << " timed out, " << r.redis_commands << " Redis commands\n";
+  out << "; " << r.acquisitions << " acquisitions, " << r.failed_acquisitions << " timed out, ";
+  if (r.errored_acquisitions > 0) out << r.errored_acquisitions << " raised an error, ";
+  out << r.redis_commands << " Redis commands\n";
   for (const Violation& v : r.check.violations) out << "  " << DescribeViolation(r, v) << "\n";
+  if (r.library) PrintLibrary(out, *r.library);
   if (!r.liveness.text.empty()) out << "liveness: " << r.liveness.text << "\n";
   for (const std::string& u : r.unfired) out << "WARNING: " << u << "\n";
   // A lock nobody ever held was not tested: SAFE says nothing then.

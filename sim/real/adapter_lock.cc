@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <utility>
 
 #include "sim/core/errors.h"
 #include "sim/core/resources.h"
@@ -116,9 +117,45 @@ std::string AdapterLock::Describe(const std::string& what) {
   return s;
 }
 
-void AdapterLock::FailSoon(const std::string& what) {
-  const std::string message = Describe(what);
-  world_.At(world_.Now(), world_.nemesis(), [message] { throw HarnessError(message); });
+void AdapterLock::DieSoon(const std::string& what) {
+  world_.At(world_.Now(), world_.nemesis(), [this, what] { Die(what); });
+}
+
+void AdapterLock::Die(const std::string& what) {
+  if (dead_) return;
+  dead_ = true;
+  host_.UnwatchFd(adapter_->fd());
+  adapter_->Signal(SIGKILL);
+  Failure f;
+  f.time = world_.Now();
+  f.what = what;
+  f.stderr_tail = adapter_->StderrTail();
+  failure_ = f;
+  // The client crashed: its threads never resume, and the history says so
+  // as it says a crash the nemesis made.
+  world_.history().AddFault(world_.Now(), OpF::kCrash,
+                            client_ + " (its " + library_ + " adapter " + f.what + ")",
+                            world_.MainActor(process_));
+  world_.Crash(process_);
+}
+
+std::string AdapterLock::NoteError(const std::string& op, const nlohmann::json& reply) {
+  if (!reply.contains("error") || reply["error"].is_null()) return "";
+  const std::string text =
+      reply["error"].is_string() ? reply["error"].get<std::string>() : reply["error"].dump();
+  auto it = std::find_if(errors_.begin(), errors_.end(),
+                         [&](const Error& e) { return e.op == op && e.text == text; });
+  if (it == errors_.end()) {
+    errors_.push_back(Error{op, text, 0, world_.Now()});
+    it = errors_.end() - 1;
+  }
+  ++it->count;
+  return text;
+}
+
+std::string AdapterLock::TakeError(const Env& thread) {
+  (void)thread;  // one thread per adapter-driven client
+  return std::exchange(last_error_, std::string());
 }
 
 void AdapterLock::AwaitHello() {
@@ -161,11 +198,14 @@ void AdapterLock::OnReadable() {
   const bool open = adapter_->Receive(&lines);
   for (const std::string& line : lines) HandleLine(line);
   if (!open) {
-    host_.UnwatchFd(adapter_->fd());
     const std::string status = adapter_->ExitStatus();
-    throw HarnessError(Describe("closed its stdout" + (status.empty() ? "" : " (" + status + ")") +
-                                (expected_.empty() ? "" : " before answering its " +
-                                                              expected_.front().op)));
+    const std::string what = (status.empty() ? std::string("closed its stdout") : status) +
+                             (expected_.empty() ? "" : " while serving " + expected_.front().op);
+    if (!expected_.empty() && expected_.front().id == 0) {
+      // Before the run, or a restarted client's start: not the library at work.
+      throw HarnessError(Describe(what));
+    }
+    Die(what);
   }
 }
 
@@ -210,10 +250,12 @@ void AdapterLock::ArmBound(int64_t id, const std::string& what, Nanos bound,
       ArmBound(id, what, stopped, adapter_->StoppedFor());
       return;
     }
-    throw HarnessError(Describe("did not answer " + what + " within " + FormatDuration(bound) +
-                                " (time stopped by a pause not counted; a library blocked on "
-                                "a Redis node that does not answer waits for ever without a "
-                                "socket timeout)"));
+    const std::string why = "did not answer " + what + " within " + FormatDuration(bound) +
+                            " (time stopped by a pause not counted)";
+    if (id == 0) throw HarnessError(Describe(why));
+    // A library blocked on a Redis node that does not answer (no socket
+    // timeout) hangs its client: that is what the library does.
+    Die(why + ": killed");
   });
 }
 
@@ -227,7 +269,7 @@ Task<nlohmann::json> AdapterLock::Request(Env& env, nlohmann::json request, Nano
   h.AddAdapterMessage(world_.Now(), actor, OpType::kInvoke, line);
   expected_.push_back(Expected{id, op});
   if (!adapter_->Send(line)) {
-    FailSoon("could not be sent " + QuoteLine(line) + " (" + adapter_->ExitStatus() + ")");
+    DieSoon("could not be sent " + QuoteLine(line) + " (" + adapter_->ExitStatus() + ")");
   } else {
     // Queued behind an unanswered hello (a restarted client): its start counts too.
     const bool after_hello = !expected_.empty() && expected_.front().id == 0;
@@ -250,6 +292,7 @@ Task<bool> AdapterLock::Acquire(Env& env) {
   nlohmann::json request;
   request["op"] = "acquire";
   const nlohmann::json reply = co_await Request(env, std::move(request), config_.acquire_timeout);
+  last_error_ = NoteError("acquire", reply);
   co_return reply["acquired"].get<bool>();
 }
 
@@ -257,6 +300,7 @@ Task<bool> AdapterLock::Release(Env& env) {
   nlohmann::json request;
   request["op"] = "release";
   const nlohmann::json reply = co_await Request(env, std::move(request), Nanos(0));
+  last_error_ = NoteError("release", reply);
   co_return reply["released"].get<bool>();
 }
 

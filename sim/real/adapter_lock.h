@@ -19,18 +19,29 @@
 // it resumes; the nemesis also SIGSTOPs / SIGCONTs / SIGKILLs the adapter
 // (Signal) with the pause, its end, and a crash.
 //
-// Nothing waits for ever: every request has a bound (the acquire timeout
-// plus a margin; time the adapter spent stopped does not count). A reply
-// that is not JSON, answers the wrong request or says "ok": false, an
-// adapter that exits, and a missed bound end the run with HarnessError
-// (exit 3), naming the adapter, the request and the tail of its stderr.
+// What the library does is a finding; only a broken protocol is the
+// harness's failure:
+//   - a reply with an "error" (the library raised; the adapter caught it)
+//     is counted by op and text (errors()), and the step it answers is
+//     recorded `info` (Lock::TakeError);
+//   - an adapter that exits, closes its stdout, or does not answer within
+//     a request's bound (the acquire timeout plus a margin; time it spent
+//     stopped does not count) is that client crashing: it is killed, the
+//     crash goes into the history (a crash op whose subject is the client),
+//     the run goes on without it, and failures() says what it did, with
+//     the last lines of its stderr;
+//   - a reply that is not JSON, answers the wrong request or says
+//     "ok": false breaks the protocol: the run ends with HarnessError
+//     (exit 3), naming the adapter, the request and the tail of its stderr.
 #ifndef LOCKSIM_SIM_REAL_ADAPTER_LOCK_H_
 #define LOCKSIM_SIM_REAL_ADAPTER_LOCK_H_
 
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -78,9 +89,29 @@ class AdapterLock : public Lock {
   // The nemesis acting on the client process: SIGSTOP, SIGCONT, SIGKILL.
   void Signal(int signo);
 
+  std::string TakeError(const Env& thread) override;
+
   pid_t pid() const { return adapter_->pid(); }
   // "redis-py 4.3.4", from the hello answer ("" until then).
   const std::string& library() const { return library_; }
+  const std::string& client() const { return client_; }
+
+  // The errors the library raised, by op ("acquire", "release") and text,
+  // in order of first appearance.
+  struct Error {
+    std::string op;
+    std::string text;
+    int64_t count = 0;
+    Nanos first{0};  // true time of the first
+  };
+  const std::vector<Error>& errors() const { return errors_; }
+  // Set when the adapter died or hung (the client crashed).
+  struct Failure {
+    Nanos time{0};
+    std::string what;    // "exited with status 1 while serving acquire"
+    std::string stderr_tail;
+  };
+  const std::optional<Failure>& failure() const { return failure_; }
 
  private:
   struct Expected {
@@ -97,8 +128,13 @@ class AdapterLock : public Lock {
   void ArmBound(int64_t id, const std::string& what, Nanos bound, Nanos stopped_before);
   // The whole message for a failure of the adapter: who, what, its stderr.
   std::string Describe(const std::string& what);
-  // A failure noticed inside a coroutine: ends the run from an event.
-  void FailSoon(const std::string& what);
+  // Die, from an event: for a failure noticed inside a coroutine.
+  void DieSoon(const std::string& what);
+  // The library process died or hung (`what`): kill it, record the
+  // client's crash, and let the run go on without it.
+  void Die(const std::string& what);
+  // Counts a reply's "error", if any, for op; returns it.
+  std::string NoteError(const std::string& op, const nlohmann::json& reply);
 
   World& world_;
   AdapterHost& host_;
@@ -113,6 +149,9 @@ class AdapterLock : public Lock {
   std::deque<Expected> expected_;  // sent, not yet answered, in order
   std::map<int64_t, nlohmann::json> replies_;  // answered, not yet read
   locksim::Signal replied_;
+  std::string last_error_;  // of the last acquire / release, until taken
+  std::vector<Error> errors_;
+  std::optional<Failure> failure_;
 };
 
 }  // namespace locksim

@@ -26,6 +26,28 @@ enum class Backend { kVirtual, kReal };
 // "virtual", "real".
 std::string_view BackendName(Backend b);
 
+// What a third-party library did besides answering (adapter-driven
+// clients, docs/adapters.md): the errors it raised, and the clients whose
+// library process died or hung, which the run carried on without.
+struct LibraryError {
+  std::string op;    // "acquire", "release"
+  std::string text;  // as the adapter gave it: "ConnectionError: ..."
+  int64_t count = 0;
+  std::string first_client;
+  Nanos first{0};  // true time of the first
+};
+struct LibraryFailure {
+  Nanos time{0};
+  std::string client;
+  std::string what;  // "exited with status 1 while serving acquire"
+  std::string stderr_tail;  // its stderr's last lines
+};
+struct LibraryReport {
+  std::string name;  // "redis-py 4.3.4", from the adapter's hello
+  std::vector<LibraryError> errors;  // by first appearance
+  std::vector<LibraryFailure> failures;  // in time order
+};
+
 struct RunResult {
   Scenario scenario;  // as run: durations already scaled, overrides applied
   std::string label;  // the expectation it ran for ("" : none)
@@ -42,12 +64,15 @@ struct RunResult {
   CheckResult check;
   WorkloadEffect effect;  // what the workload's invariant says
   int64_t acquisitions = 0;
-  int64_t failed_acquisitions = 0;
+  int64_t failed_acquisitions = 0;   // acquire fail: timed out
+  int64_t errored_acquisitions = 0;  // acquire info: the lock code raised
   int64_t redis_commands = 0;  // the history's redis invokes (a library's too)
   LivenessResult liveness;
   // Faults whose trigger never fired: the run did not test what the
   // scenario says it tests.
   std::vector<std::string> unfired;
+  // Set for an adapter-driven variant.
+  std::optional<LibraryReport> library;
 
   bool limiter = false;  // a rate limiter: safety is its invariant
   bool violated() const { return limiter ? !effect.safety_holds : !check.ok(); }

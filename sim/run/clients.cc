@@ -69,6 +69,14 @@ Task<void> Checkpoint(Runtime& runtime, ProcessEnv& env) {
   if (!runtime.Runnable(env.process())) co_await env.SleepFor(Nanos{0});
 }
 
+// How an acquire or release ended: ok, fail (timed out, nothing to
+// release), or info when the lock code raised an error (outcome unknown).
+OpType Outcome(Lock& lock, ProcessEnv& env, bool done) {
+  const bool raised = !lock.TakeError(env).empty();
+  if (done) return OpType::kOk;
+  return raised ? OpType::kInfo : OpType::kFail;
+}
+
 Task<bool> Cycle(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec& spec,
                  const std::string& key, const WorkloadSpec& workload,
                  ProtectedResource& resource, std::optional<int64_t> tick) {
@@ -77,7 +85,7 @@ Task<bool> Cycle(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec
   h.AddStep(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key);
   co_await Checkpoint(runtime, env);
   const bool acquired = co_await lock.Acquire(env);
-  h.AddStep(runtime.Now(), p, acquired ? OpType::kOk : OpType::kFail, OpF::kAcquire, key);
+  h.AddStep(runtime.Now(), p, Outcome(lock, env, acquired), OpF::kAcquire, key);
   co_await Checkpoint(runtime, env);
   if (!acquired) co_return false;
 
@@ -90,12 +98,11 @@ Task<bool> Cycle(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec
     co_await env.SleepFor(spec.hold / 2);
     h.AddStep(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key, /*nested=*/true);
     const bool inner = co_await lock.Acquire(env);
-    h.AddStep(runtime.Now(), p, inner ? OpType::kOk : OpType::kFail, OpF::kAcquire, key,
-              /*nested=*/true);
+    h.AddStep(runtime.Now(), p, Outcome(lock, env, inner), OpF::kAcquire, key, /*nested=*/true);
     co_await env.SleepFor(spec.hold / 4);
     h.AddStep(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key, /*nested=*/true);
     const bool inner_released = co_await lock.Release(env);
-    h.AddStep(runtime.Now(), p, inner_released ? OpType::kOk : OpType::kFail, OpF::kRelease, key,
+    h.AddStep(runtime.Now(), p, Outcome(lock, env, inner_released), OpF::kRelease, key,
               /*nested=*/true);
     co_await env.SleepFor(spec.hold - spec.hold / 2 - spec.hold / 4);
   } else {
@@ -107,7 +114,7 @@ Task<bool> Cycle(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec
   h.AddStep(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key);
   co_await Checkpoint(runtime, env);
   const bool released = co_await lock.Release(env);
-  h.AddStep(runtime.Now(), p, released ? OpType::kOk : OpType::kFail, OpF::kRelease, key);
+  h.AddStep(runtime.Now(), p, Outcome(lock, env, released), OpF::kRelease, key);
   co_return true;
 }
 

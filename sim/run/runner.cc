@@ -15,6 +15,34 @@
 namespace locksim {
 namespace {
 
+// What the adapters saw their library do, over every client.
+LibraryReport LibraryOf(const std::vector<AdapterLock*>& adapters) {
+  LibraryReport report;
+  report.name = adapters.front()->library();
+  for (const AdapterLock* a : adapters) {
+    for (const AdapterLock::Error& e : a->errors()) {
+      auto it = std::find_if(report.errors.begin(), report.errors.end(),
+                             [&](const LibraryError& x) { return x.op == e.op && x.text == e.text; });
+      if (it == report.errors.end()) {
+        report.errors.push_back(LibraryError{e.op, e.text, 0, a->client(), e.first});
+        it = report.errors.end() - 1;
+      } else if (e.first < it->first) {
+        it->first = e.first;
+        it->first_client = a->client();
+      }
+      it->count += e.count;
+    }
+    if (const auto& f = a->failure()) {
+      report.failures.push_back(LibraryFailure{f->time, a->client(), f->what, f->stderr_tail});
+    }
+  }
+  auto by_first = [](const LibraryError& x, const LibraryError& y) { return x.first < y.first; };
+  std::stable_sort(report.errors.begin(), report.errors.end(), by_first);
+  std::stable_sort(report.failures.begin(), report.failures.end(),
+                   [](const LibraryFailure& x, const LibraryFailure& y) { return x.time < y.time; });
+  return report;
+}
+
 // One run, in the phases of a FoundationDB workload: the constructor
 // resolves what to run (the expectation's overrides, the algorithm, the
 // seed, the time scale) and refuses what cannot run before anything
@@ -68,6 +96,7 @@ class ScenarioRun {
   std::map<std::string, int> process_of_;
   std::map<std::string, std::vector<int>> actors_of_;
   std::map<int, AdapterLock*> adapter_of_;  // client process -> its adapter, if any
+  std::vector<AdapterLock*> adapters_;      // every one, restarted clients' too
   std::unique_ptr<World> world_;
   std::unique_ptr<Nemesis> nemesis_;
 };
@@ -237,6 +266,7 @@ std::unique_ptr<Lock> ScenarioRun::MakeLock(int p, const ClientSpec& c, ProcessE
   auto lock = std::make_unique<AdapterLock>(*world_, *host, p, c.name, *algo_->adapter, lock_,
                                             options_.adapter);
   adapter_of_[p] = lock.get();
+  adapters_.push_back(lock.get());
   return lock;
 }
 
@@ -308,7 +338,9 @@ RunResult ScenarioRun::Check() {
     if (op.f != OpF::kAcquire || op.nested) continue;
     if (op.type == OpType::kOk) ++r.acquisitions;
     if (op.type == OpType::kFail) ++r.failed_acquisitions;
+    if (op.type == OpType::kInfo) ++r.errored_acquisitions;
   }
+  if (!adapters_.empty()) r.library = LibraryOf(adapters_);
   const Scenario& s = scenario();
   r.check = CheckMutualExclusion(r.history, r.end);
   if (r.limiter) {

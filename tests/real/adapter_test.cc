@@ -219,7 +219,6 @@ TEST_F(AdapterTest, AWellBehavedAdapterRunsAndIsStoppedDuringAPause) {
 TEST_F(AdapterTest, ABrokenAdapterEndsTheRunWithAClearMessage) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"garbage", "sent a line that is not a JSON object: \"this is not JSON\""},
-      {"exit", "closed its stdout (exited with status 1) before answering its acquire"},
       {"wrong-id", "when the reply to request 1 (acquire) was due"},
       {"not-ok", "could not carry out request 1 (acquire)"},
   };
@@ -233,30 +232,108 @@ TEST_F(AdapterTest, ABrokenAdapterEndsTheRunWithAClearMessage) {
       EXPECT_NE(what.find("the fakelib 0.1 adapter of client A"), std::string::npos) << what;
       EXPECT_NE(what.find(message), std::string::npos) << mode << ": " << what;
       EXPECT_NE(what.find("its stderr ("), std::string::npos) << what;
-      if (mode == "exit") {
-        EXPECT_NE(what.find("fake adapter: giving up on acquire"), std::string::npos) << what;
-      }
     }
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5)) << mode;
     ExpectNoAdapterLeft();
   }
 }
 
+// The crash a library failure records: under the nemesis, its subject the
+// client's actor, naming what the adapter did.
+int CrashesOf(const RunResult& r, const std::string& client, const std::string& what) {
+  int n = 0;
+  for (const Op& op : r.history.ops()) {
+    if (op.f == OpF::kCrash && op.subject == r.history.Find(client) &&
+        r.history.text(op).find(what) != std::string::npos) {
+      ++n;
+    }
+  }
+  return n;
+}
+
 TEST_F(AdapterTest, ASilentAdapterIsGivenUpOnNotWaitedForForEver) {
   const auto start = std::chrono::steady_clock::now();
-  try {
-    RunFake("silent");
-    FAIL() << "expected HarnessError";
-  } catch (const HarnessError& e) {
-    EXPECT_NE(std::string(e.what()).find(
-                  R"(did not answer request "{"id":1,"op":"acquire"}" within 6s)"),
-              std::string::npos)
-        << e.what();
-  }
+  // A library that never answers hangs its client: the client is killed
+  // and the run goes on (here, to its end: A was its only client).
+  RunResult r = RunFake("silent");
+  ASSERT_TRUE(r.library.has_value());
+  ASSERT_EQ(r.library->failures.size(), 1u);
+  const LibraryFailure& f = r.library->failures[0];
+  EXPECT_EQ(f.client, "A");
+  EXPECT_NE(f.what.find(R"(did not answer request "{"id":1,"op":"acquire"}" within 6s)"),
+            std::string::npos)
+      << f.what;
+  EXPECT_NE(f.what.find("killed"), std::string::npos) << f.what;
+  EXPECT_EQ(CrashesOf(r, "A", "did not answer"), 1);
+  EXPECT_EQ(r.acquisitions, 0);
   // The acquire timeout (1 s) plus the 5 s margin.
   const auto took = std::chrono::steady_clock::now() - start;
   EXPECT_GE(took, std::chrono::seconds(6));
-  EXPECT_LT(took, std::chrono::seconds(15));
+  EXPECT_LT(took, std::chrono::seconds(40));  // the scenario's 30 s, and no more
+  ExpectNoAdapterLeft();
+}
+
+constexpr char kTwoClients[] = R"({
+  "duration": "3s",
+  "algorithm": "redis-py",
+  "real_time_scale": "1",
+  "lock": {"key": "lock:fake", "ttl": "5s", "retry_delay": "100ms", "acquire_timeout": "1s"},
+  "clients": [{"name": "A", "hold": "100ms", "iterations": 2},
+              {"name": "B", "hold": "100ms", "iterations": 2, "start": "1s"}]
+})";
+
+TEST_F(AdapterTest, AnAdapterThatDiesIsItsClientCrashingAndTheRunGoesOn) {
+  for (const std::string mode : {"raise", "exit"}) {
+    SCOPED_TRACE(mode);
+    setenv("LOCKSIM_FAKE_ADAPTER", mode.c_str(), 1);
+    RunOptions o;
+    o.backend = Backend::kReal;
+    o.adapter = FakeAdapter();
+    const RunResult r = RunScenario(ParseScenario(kTwoClients, "fake.json"), o);
+    // B (its library good) goes on to its two acquisitions after A died.
+    EXPECT_EQ(r.verdict(), Verdict::kSafe);
+    EXPECT_EQ(r.acquisitions, 2);
+    ASSERT_TRUE(r.library.has_value());
+    EXPECT_EQ(r.library->name, "fakelib 0.1");
+    ASSERT_EQ(r.library->failures.size(), 1u);
+    const LibraryFailure& f = r.library->failures[0];
+    EXPECT_EQ(f.client, "A");
+    EXPECT_EQ(f.what, "exited with status 1 while serving acquire");
+    EXPECT_NE(f.stderr_tail.find(mode == "raise" ? "TypeError: int() argument"
+                                                 : "fake adapter: giving up on acquire"),
+              std::string::npos)
+        << f.stderr_tail;
+    EXPECT_EQ(CrashesOf(r, "A", "exited with status 1 while serving acquire"), 1);
+    ExpectNoAdapterLeft();
+  }
+}
+
+TEST_F(AdapterTest, ALibraryErrorIsCountedApartFromTimeouts) {
+  setenv("LOCKSIM_FAKE_ADAPTER", "error", 1);
+  RunOptions o;
+  o.backend = Backend::kReal;
+  o.adapter = FakeAdapter();
+  const RunResult r = RunScenario(ParseScenario(kTwoClients, "fake.json"), o);
+  EXPECT_EQ(r.acquisitions, 2);  // B's
+  EXPECT_EQ(r.failed_acquisitions, 0);
+  EXPECT_EQ(r.errored_acquisitions, 2);  // A's two, each raised
+  ASSERT_TRUE(r.library.has_value());
+  ASSERT_EQ(r.library->errors.size(), 1u);
+  const LibraryError& e = r.library->errors[0];
+  EXPECT_EQ(e.op, "acquire");
+  EXPECT_EQ(e.count, 2);
+  EXPECT_EQ(e.first_client, "A");
+  EXPECT_NE(e.text.find("TypeError: int() argument"), std::string::npos) << e.text;
+  EXPECT_TRUE(r.library->failures.empty());
+  // In the history: A's acquires end `info` (outcome unknown), not `fail`.
+  int info = 0;
+  for (const Op& op : r.history.ops()) {
+    if (op.f == OpF::kAcquire && op.actor == r.history.Find("A")) {
+      EXPECT_NE(op.type, OpType::kFail);
+      info += op.type == OpType::kInfo;
+    }
+  }
+  EXPECT_EQ(info, 2);
   ExpectNoAdapterLeft();
 }
 

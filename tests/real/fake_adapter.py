@@ -4,8 +4,14 @@ as LOCKSIM_FAKE_ADAPTER says, so the harness's handling of each failure can
 be checked (a clear message and exit 3, never a hang).
 
   garbage   answers a request with a line that is not JSON
-  exit      exits (status 1) on the first request, saying so on stderr
+  exit      client A exits (status 1) on its first request, saying so on
+            stderr; the others are good
   silent    never answers a request
+  raise     client A's lock code raises on its first acquire, uncaught (a
+            traceback naming TypeError, status 1); the others are good
+  error     client A's acquires answer acquired: false with the error its
+            lock code raised (caught, as docs/adapters.md advises); the
+            others are good
   wrong-id  answers a request with another request's id
   not-ok    answers a request with "ok": false
   refuse    refuses hello (its library "is missing")
@@ -52,11 +58,28 @@ if mode == "refuse":
     reply({"ok": False, "error": "fakelib is not installed"})
     sys.exit(1)
 reply({"ok": True, "library": "fakelib 0.1"})
+if mode in ("raise", "error", "exit") and hello["client"] != "A":
+    mode = "good"
+
+
+def naive_getset_acquire():
+    # A naive GETSET lock whose key vanished between SETNX and GET.
+    return int(None)
+
+
 for line in sys.stdin:
     request = json.loads(line)
     if request["op"] == "bye":
         sys.exit(0)
-    if mode == "garbage":
+    if mode == "raise" and request["op"] == "acquire":
+        naive_getset_acquire()
+    elif mode == "error" and request["op"] == "acquire":
+        try:
+            naive_getset_acquire()
+        except TypeError as e:
+            reply({"id": request["id"], "ok": True, "acquired": False,
+                   "error": "%s: %s" % (type(e).__name__, e)})
+    elif mode == "garbage":
         sys.stdout.write("this is not JSON\n")
         sys.stdout.flush()
     elif mode == "exit":
