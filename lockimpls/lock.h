@@ -96,19 +96,20 @@ class Lock {
 // another language) run as its own OS process, one per client process, and
 // driven through the adapter protocol (docs/adapters.md: JSON lines over its
 // stdin and stdout). It talks to the real redis-server itself, so it runs on
-// --backend real only.
+// --backend real only. Declared by a manifest (lockimpls/adapter_manifest.h).
 struct AdapterProgram {
-  std::string_view library;      // what it drives: "redis-py"
-  std::string_view interpreter;  // an absolute path ("/usr/bin/python3"), or empty
-  std::vector<std::string_view> interpreter_args;  // before the script ("-I")
-  std::string_view script;       // the adapter, relative to the source tree
-  std::string_view install_hint;  // how to get the library, for messages
-  // An environment variable the harness sets to the build's Node.js modules
-  // (<build>/node/node_modules): "NODE_PATH", or empty.
-  std::string_view modules_env = {};
+  std::string manifest;  // the file that declares it ("": a bare --adapter program)
+  std::string library;   // what it drives: "redis-py" (its hello names the version it found)
+  std::string version;   // the version the manifest pins: "4.3.4" ("" if none)
+  std::vector<std::string> argv;  // how to start it; argv[0] an absolute path
+  std::string script;    // the adapter file itself, which must exist ("" if none)
+  std::string install;   // how to get what it needs, for messages
+  // Whether the harness passes the build's Node.js modules
+  // (<build>/node/node_modules) as NODE_PATH.
+  bool node_modules = false;
   // Where the library keeps the lock: this prefix + the scenario's key
   // (redis-semaphore: "mutex:"). The harness watches that key.
-  std::string_view key_prefix = {};
+  std::string key_prefix;
 };
 
 struct AlgorithmInfo {
@@ -127,7 +128,8 @@ struct AlgorithmInfo {
   // second would change the story.
   Nanos resolution = std::chrono::milliseconds(1);
   // Set (and `make` null) for a third-party client driven through an
-  // adapter; the runner builds its Lock (sim/real/adapter_lock.h).
+  // adapter, declared by a manifest; the runner builds its Lock
+  // (sim/real/adapter_lock.h).
   const AdapterProgram* adapter = nullptr;
   bool is_limiter() const { return make_limiter != nullptr; }
   // Runs on --backend real only (a third-party client process).

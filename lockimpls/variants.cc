@@ -1,5 +1,8 @@
 #include <algorithm>
 
+#include "sim/core/errors.h"
+
+#include "lockimpls/adapter_manifest.h"
 #include "lockimpls/fenced/fenced.h"
 #include "lockimpls/getset_timestamp/getset_timestamp.h"
 #include "lockimpls/lock.h"
@@ -9,8 +12,6 @@
 #include "lockimpls/registry/registry.h"
 #include "lockimpls/rate_limit/rate_limit.h"
 #include "lockimpls/redlock/redlock.h"
-#include "lockimpls/node/node_locks.h"
-#include "lockimpls/redis_py/redis_py.h"
 #include "lockimpls/set_nx_px/set_nx_px.h"
 #include "lockimpls/set_nx_px_del/set_nx_px_del.h"
 #include "lockimpls/setnx_expire/setnx_expire.h"
@@ -74,9 +75,12 @@ using std::chrono::seconds;
 
 }  // namespace
 
-const std::vector<AlgorithmInfo>& Algorithms() {
-  // In catalogue order. Defaults are the values the source documents use.
-  static const std::vector<AlgorithmInfo> kAlgorithms = {
+namespace {
+
+// Our own variants, in catalogue order: the locks, then the limiters.
+// Defaults are the values the source documents use.
+std::vector<AlgorithmInfo> BuiltIn() {
+  return {
       {"setnx-expire",
        "SETNX key uuid, then EXPIRE key (int)(timeout/1000); TTL repair; release by WATCH/GET/MULTI/DEL",
        "seed 000 (Redis in Action ch. 6, Jedis)",
@@ -153,34 +157,6 @@ const std::vector<AlgorithmInfo>& Algorithms() {
        "whose clock jumps (F9) lets a second majority form; a pause after the validity "
        "check (F10) still yields two owners",
        RedlockDefaults(), &Make<RedlockLock>},
-      {"redis-py",
-       "redis-py's own Lock in a python3 process, driven through the adapter protocol: "
-       "SET key token NX PX timeout every `sleep`; release by a token-checked Lua script",
-       "redis-py 4.3.4 redis/lock.py (Debian python3-redis); --backend real only",
-       "a fixed timeout and no watchdog: a holder stopped (SIGSTOP) longer than the timeout "
-       "loses the lock and keeps working (F1); the release raises LockNotOwnedError, it does "
-       "not delete the other's lock",
-       Defaults(seconds(10), milliseconds(100), seconds(10)), nullptr, nullptr,
-       milliseconds(1), &kRedisPyAdapter},
-      {"node-redlock",
-       "npm redlock 5 (ioredis) in a node process, through the adapter protocol: "
-       "Redlock.using(): the acquire script on every node, held on a majority; extended "
-       "automatically 500 ms before expiry while held; token-checked release script",
-       "npm redlock 5.0.0-beta.2 dist/cjs/index.js (using, acquire, extend); --backend real only",
-       "the automatic extension is a timer of the holder's process: stopped (SIGSTOP) past "
-       "what is left of its lease, it loses the lock and keeps working (F1); a pause shorter "
-       "than that is covered by the extension",
-       Defaults(seconds(10), milliseconds(100), seconds(10)), nullptr, nullptr,
-       milliseconds(1), &kNodeRedlockAdapter},
-      {"redis-semaphore",
-       "npm redis-semaphore 5.8 Mutex (ioredis) in a node process, through the adapter "
-       "protocol: SET mutex:<key> uuid PX NX every retryInterval; refreshed every 0.8 ttl "
-       "by a token-checked PEXPIRE script; token-checked DEL release",
-       "npm redis-semaphore 5.8.0 lib/RedisMutex.js, lib/mutex/*.js; --backend real only",
-       "the refresh is a timer of the holder's process: stopped (SIGSTOP) past its lease, it "
-       "loses the lock and keeps working (F1); onLockLost's default throws from the timer",
-       Defaults(seconds(10), milliseconds(100), seconds(10)), nullptr, nullptr,
-       milliseconds(1), &kRedisSemaphoreAdapter},
       {"rate-limit-lua",
        "access limiter: one EVAL of INCR + (first request) EXPIRE window; refuse above limit",
        "seed 002 §2 (IP访问次数限制)",
@@ -192,6 +168,37 @@ const std::vector<AlgorithmInfo>& Algorithms() {
        "and EXPIRE 0 for a window under 1 s",
        LimiterDefaults(), nullptr, &MakeLimiter<RateLimitNaive>, seconds(1)},
   };
+}
+
+// The catalogue: our locks, the bundled adapter manifests (by id), the
+// limiters. Read once; a bad manifest is bad input (InputError) wherever the
+// catalogue is first needed.
+std::vector<AlgorithmInfo> Catalogue(const std::vector<std::unique_ptr<AdapterVariant>>& adapters) {
+  std::vector<AlgorithmInfo> all;
+  const std::vector<AlgorithmInfo> ours = BuiltIn();
+  for (const AlgorithmInfo& a : ours) {
+    if (!a.is_limiter()) all.push_back(a);
+  }
+  for (const auto& v : adapters) {
+    for (const AlgorithmInfo& a : ours) {
+      if (a.id == v->id) {
+        throw InputError(v->program.manifest + ": $.id: \"" + v->id +
+                         "\" is one of locksim's own variants");
+      }
+    }
+    all.push_back(v->info);
+  }
+  for (const AlgorithmInfo& a : ours) {
+    if (a.is_limiter()) all.push_back(a);
+  }
+  return all;
+}
+
+}  // namespace
+
+const std::vector<AlgorithmInfo>& Algorithms() {
+  static const std::vector<std::unique_ptr<AdapterVariant>> kAdapters = LoadBundledAdapters();
+  static const std::vector<AlgorithmInfo> kAlgorithms = Catalogue(kAdapters);
   return kAlgorithms;
 }
 

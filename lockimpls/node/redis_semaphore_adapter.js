@@ -3,7 +3,7 @@
 // {lockTimeout, acquireTimeout, retryInterval}) with its default refresh
 // (every 0.8 lockTimeout, a token-checked PEXPIRE script), and, on more than
 // one node, RedlockMutex (acquire on a majority). Its key is "mutex:<key>".
-// See lockimpls/node/node_locks.h.
+// See README.md beside this file.
 'use strict';
 const { main, load, version, errorText } = require('./adapter');
 

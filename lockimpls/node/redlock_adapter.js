@@ -3,7 +3,7 @@
 // acquires on a majority of the nodes and extends the lock automatically
 // while the routine runs, then releases it. The adapter's "acquire" starts
 // using() and answers once the routine has started; "release" ends the
-// routine, and using() releases. See lockimpls/node/node_locks.h.
+// routine, and using() releases. See README.md beside this file.
 'use strict';
 const { main, load, version, errorText } = require('./adapter');
 

@@ -10,6 +10,15 @@
 #include "sim/core/errors.h"
 
 namespace locksim {
+namespace {
+
+std::string Join(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const std::string& a : argv) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+}  // namespace
 
 int ListCommand(const std::vector<std::string>& args) {
   bool verbose = false;
@@ -17,14 +26,25 @@ int ListCommand(const std::vector<std::string>& args) {
   cl.Add()("verbose,v", po::bool_switch(&verbose), "show source, behaviour and known bug");
   if (!cl.Parse(args)) return kExitSafe;
   for (const AlgorithmInfo& a : Algorithms()) {
+    // A library driven through an adapter: which one, at which version.
+    std::string library;
+    if (a.adapter != nullptr) {
+      library = "[library " + a.adapter->library +
+                (a.adapter->version.empty() ? "" : " " + a.adapter->version) + "] ";
+    }
     if (!verbose) {
-      std::printf("%-19s %s\n", std::string(a.id).c_str(), std::string(a.summary).c_str());
+      std::printf("%-19s %s%s\n", std::string(a.id).c_str(), library.c_str(),
+                  std::string(a.summary).c_str());
       continue;
     }
-    std::printf("%s\n  %s\n  source: %s\n  bug: %s\n  defaults: %s\n",
-                std::string(a.id).c_str(), std::string(a.summary).c_str(),
+    std::printf("%s\n  %s%s\n  source: %s\n  bug: %s\n  defaults: %s\n",
+                std::string(a.id).c_str(), library.c_str(), std::string(a.summary).c_str(),
                 std::string(a.source).c_str(), std::string(a.bug).c_str(),
                 DescribeConfig(a.defaults).c_str());
+    if (a.adapter != nullptr) {
+      std::printf("  manifest: %s\n  runs: %s\n  needs: %s\n", a.adapter->manifest.c_str(),
+                  Join(a.adapter->argv).c_str(), a.adapter->install.c_str());
+    }
   }
   return kExitSafe;
 }

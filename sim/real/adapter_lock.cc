@@ -43,31 +43,28 @@ AdapterLock::AdapterLock(World& world, AdapterHost& host, int process, std::stri
       client_(std::move(client)),
       library_(program.library),
       config_(config) {
-  std::vector<std::string> argv;
-  std::string script;
+  std::vector<std::string> argv = program.argv;
+  std::string script = program.script;
   if (!program_override.empty()) {
-    argv.push_back(program_override);
-  } else {
-    script = DataPath(std::string(program.script));
-    if (!program.interpreter.empty()) argv.emplace_back(program.interpreter);
-    for (std::string_view a : program.interpreter_args) argv.emplace_back(a);
-    argv.push_back(script);
+    argv = {program_override};
+    script.clear();
   }
   std::vector<std::string> env;
-  if (!program.modules_env.empty()) {
+  if (program.node_modules) {
     const std::string modules = NodeModulesPath();
     if (program_override.empty() && !std::filesystem::is_directory(modules)) {
       throw InputError("the " + library_ + " adapter needs its Node.js modules in " + modules +
-                       ", which is missing: " + std::string(program.install_hint));
+                       ", which is missing: " + program.install);
     }
-    env.push_back(std::string(program.modules_env) + "=" + modules);
+    env.push_back("NODE_PATH=" + modules);
   }
   try {
     adapter_ = AdapterProcess::Start(argv, script, env);
   } catch (const InputError& e) {
     if (!program_override.empty()) throw InputError(std::string("--adapter: ") + e.what());
-    throw InputError(std::string(e.what()) + ": the " + library_ + " adapter needs it (" +
-                     std::string(program.install_hint) + ")");
+    throw InputError(std::string(e.what()) + ": the " + library_ + " adapter" +
+                     (program.manifest.empty() ? "" : " (" + program.manifest + ")") +
+                     " needs it (" + program.install + ")");
   }
   nlohmann::ordered_json hello;
   hello["op"] = "hello";

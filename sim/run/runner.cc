@@ -1,8 +1,11 @@
 #include "sim/run/runner.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <memory>
+
+#include "lockimpls/adapter_manifest.h"
 
 #include "sim/core/errors.h"
 #include "sim/real/adapter_lock.h"
@@ -81,6 +84,8 @@ class ScenarioRun {
   RunResult result_;  // filled in as the run goes; scenario() is the scaled one
   std::string input_file_;
   const AlgorithmInfo* algo_ = nullptr;
+  std::unique_ptr<AdapterVariant> own_adapter_;  // --adapter alone: algo_ points into it
+  std::string program_override_;  // --adapter with an adapter-driven --algorithm
   LockConfig lock_;
   // The members below are declared in the order that makes every path out
   // (an exception included) safe: the nemesis and the world (and with it
@@ -113,15 +118,32 @@ ScenarioRun::ScenarioRun(const Scenario& original, const RunOptions& options)
     result_.label = options.label;
   }
   input_file_ = input.file;
-  result_.algorithm = options.algorithm.empty() ? input.algorithm : options.algorithm;
-  if (result_.algorithm.empty()) {
-    throw InputError(input.file +
-                     ": $: names no algorithm: give \"algorithm\", an \"expect\" entry or --algorithm");
-  }
-  algo_ = FindAlgorithm(result_.algorithm);
-  if (algo_ == nullptr) {
-    throw InputError("--algorithm: unknown algorithm \"" + result_.algorithm +
-                     "\" (known: " + AlgorithmIds() + ")");
+  if (!options.adapter.empty() && options.algorithm.empty() && options.label.empty()) {
+    // --adapter PATH alone: an unregistered adapter (a manifest, or a bare
+    // program), under its own name.
+    own_adapter_ = AdapterFromPath(options.adapter);
+    algo_ = &own_adapter_->info;
+    result_.algorithm = own_adapter_->id;
+  } else {
+    result_.algorithm = options.algorithm.empty() ? input.algorithm : options.algorithm;
+    if (result_.algorithm.empty()) {
+      throw InputError(input.file + ": $: names no algorithm: give \"algorithm\", an \"expect\" "
+                                    "entry, --algorithm or --adapter");
+    }
+    algo_ = FindAlgorithm(result_.algorithm);
+    if (algo_ == nullptr) {
+      throw InputError("--algorithm: unknown algorithm \"" + result_.algorithm +
+                       "\" (known: " + AlgorithmIds() + ")");
+    }
+    if (!options.adapter.empty()) {
+      if (algo_->adapter == nullptr) {
+        throw InputError("--adapter: " + result_.algorithm +
+                         " is locksim's own lock code, not a library driven by an adapter: "
+                         "give --adapter alone (it runs under its own name), or with the id "
+                         "of an adapter-driven variant whose program it replaces");
+      }
+      program_override_ = std::filesystem::absolute(options.adapter).string();
+    }
   }
   result_.backend = options.backend;
   result_.seed = options.seed.value_or(input.seed);
@@ -188,7 +210,7 @@ void ScenarioRun::Setup() {
   // limiter's timing does not need).
   // A library may keep the lock under a key of its own making
   // (redis-semaphore: "mutex:<key>"): that is the key watched.
-  const std::string prefix = algo_->adapter ? std::string(algo_->adapter->key_prefix) : "";
+  const std::string prefix = algo_->adapter ? algo_->adapter->key_prefix : "";
   if (backend() == Backend::kVirtual || !algo_->is_limiter()) {
     world_->WatchKeys({prefix + lock_.key});
   }
@@ -264,7 +286,7 @@ std::unique_ptr<Lock> ScenarioRun::MakeLock(int p, const ClientSpec& c, ProcessE
     throw InputError(std::string(algo_->id) + " needs --backend real");  // Refuse() said so
   }
   auto lock = std::make_unique<AdapterLock>(*world_, *host, p, c.name, *algo_->adapter, lock_,
-                                            options_.adapter);
+                                            program_override_);
   adapter_of_[p] = lock.get();
   adapters_.push_back(lock.get());
   return lock;

@@ -27,9 +27,11 @@ struct RunOptions {
   std::optional<uint64_t> seed;             // empty: the scenario's own
   std::optional<TimeScale> time_scale;      // empty: 1 virtual, scenario's real
   std::string redis_server = "redis-server";  // binary for the real backend
-  // An adapter-driven variant (redis-py) runs this program instead of its
-  // own adapter (--adapter): to try an adapter for another library. Other
-  // variants ignore it.
+  // --adapter PATH: an adapter manifest (*.json) or a bare adapter program.
+  // Without `algorithm` (and label) it is the variant, under its own name
+  // (the manifest's id, or the program's file stem); with the id of an
+  // adapter-driven variant, its program replaces that variant's. With one
+  // of locksim's own variants: InputError.
   std::string adapter;
   // A run stops once its history holds this many operations (memory: about
   // 150 bytes each), and says so in its result: the verdict covers what was

@@ -204,6 +204,11 @@ TEST_F(AdapterTest, AWellBehavedAdapterRunsAndIsStoppedDuringAPause) {
   })");
   EXPECT_EQ(r.verdict(), Verdict::kSafe);
   EXPECT_EQ(r.acquisitions, 1);
+  // --adapter PROGRAM alone: the variant is named after the program, not
+  // after the scenario's "algorithm" (redis-py).
+  EXPECT_EQ(r.algorithm, "fake_adapter");
+  ASSERT_TRUE(r.library.has_value());
+  EXPECT_EQ(r.library->name, "fakelib 0.1");
   // The release reply: the adapter's own ticker saw it stopped for ~1 s.
   int64_t max_gap = -1;
   for (const Op& op : r.history.ops()) {
@@ -334,6 +339,25 @@ TEST_F(AdapterTest, ALibraryErrorIsCountedApartFromTimeouts) {
     }
   }
   EXPECT_EQ(info, 2);
+  ExpectNoAdapterLeft();
+}
+
+TEST_F(AdapterTest, AManifestRunsItsLibraryUnderItsOwnId) {
+  const std::string manifest = pids_ + ".adapter.json";
+  std::ofstream(manifest) << R"({"id": "fakelib", "library": "fakelib", "version": "0.1",
+    "summary": "a lock that always grants", "source": "tests/real/fake_adapter.py",
+    "run": ["/usr/bin/python3", ")" << FakeAdapter() << R"("],
+    "install": "nothing to install", "defaults": {"acquire_timeout": "1s"}})";
+  setenv("LOCKSIM_FAKE_ADAPTER", "good", 1);
+  RunOptions o;
+  o.backend = Backend::kReal;
+  o.adapter = manifest;
+  const RunResult r = RunScenario(ParseScenario(kOneClient, "fake.json"), o);
+  std::filesystem::remove(manifest);
+  EXPECT_EQ(r.algorithm, "fakelib");
+  EXPECT_EQ(r.acquisitions, 2);
+  ASSERT_TRUE(r.library.has_value());
+  EXPECT_EQ(r.library->name, "fakelib 0.1");
   ExpectNoAdapterLeft();
 }
 
