@@ -117,7 +117,8 @@ int ExploreCommand(const std::vector<std::string>& args) {
   CommandLine cl(
       "locksim explore --algorithm ID [options]\n"
       "Generates a scenario per seed (clients, timings, a counter workload and random\n"
-      "faults of the classes asked for), runs it on the virtual Redis, and shrinks every\n"
+      "faults of the classes asked for), runs it on the virtual Redis (or, with --backend\n"
+      "real, on real redis-server processes, one seed at a time), and shrinks every\n"
       "violation into DIR/findings/<kind>-seed<N>.json, a scenario `locksim run` replays.\n"
       "DIR/summary.json groups the findings by kind. Exit 0: no violation; 1: some.");
   cl.Add()("algorithm", po::value(&algorithm), "lock algorithm id (locksim list)")(
@@ -137,9 +138,17 @@ int ExploreCommand(const std::vector<std::string>& args) {
       "out", po::value(&out_dir)->default_value("explore-out"),
       "folder for summary.json and findings/")(
       "quiet,q", po::bool_switch(&quiet), "no table, no progress line");
+  BackendOptions backend;
+  backend.AddTo(cl);
   if (!cl.Parse(args)) return kExitSafe;
   if (algorithm.empty()) throw InputError("locksim explore: missing --algorithm (locksim list)");
-  const ExploreSpec spec = MakeExploreSpec(algorithm, ParseFaultClasses(faults, "--faults"));
+  const RunOptions where = backend.ToRunOptions();
+  const bool real = where.backend == Backend::kReal;
+  if (real && !jobs.empty() && jobs != "1") {
+    throw InputError("--jobs: explore on real servers runs one seed at a time (side by side, "
+                     "their wall-clock timings would disturb each other)");
+  }
+  const ExploreSpec spec = MakeExploreSpec(algorithm, ParseFaultClasses(faults, "--faults"), where);
   SeedPlan plan;
   plan.first = static_cast<uint64_t>(
       ParseIntOption("--first-seed", first_seed, 0, INT64_MAX / 2));
@@ -160,9 +169,9 @@ int ExploreCommand(const std::vector<std::string>& args) {
                        "predict, so shards could not be merged)");
     }
   }
-  const int n_jobs = jobs.empty()
-                         ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
-                         : static_cast<int>(ParseIntOption("--jobs", jobs, 1, 1024));
+  const int n_jobs = real           ? 1
+                     : jobs.empty() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
+                                    : static_cast<int>(ParseIntOption("--jobs", jobs, 1, 1024));
   const fs::path dir = PrepareOut(out_dir);
 
   const int64_t shard_total =
@@ -206,6 +215,16 @@ int ExploreCommand(const std::vector<std::string>& args) {
   std::fprintf(stderr, "%lld seeds in %.3fs wall time (%.0f seeds/s, %d jobs)\n",
                static_cast<long long>(result.runs), elapsed,
                elapsed > 0 ? result.runs / elapsed : 0.0, n_jobs);
+  if (real) {
+    // What real servers cost, and what a search there did not keep.
+    std::fprintf(stderr,
+                 "on real servers: %.1fs a seed (shrinking included); %lld seed(s) the real "
+                 "backend cannot run, skipped; %lld violation(s) not kept because a real run "
+                 "of it (again, shrunk, or its file replayed) did not show the same kind\n",
+                 result.runs > 0 ? elapsed / result.runs : 0.0,
+                 static_cast<long long>(result.unrunnable),
+                 static_cast<long long>(result.unconfirmed));
+  }
   if (plan.count == 0) {
     std::fprintf(stderr,
                  "--time covered seeds %llu-%llu; to run them again: --first-seed %llu --seeds %llu\n",

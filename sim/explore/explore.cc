@@ -28,6 +28,9 @@ using std::chrono::milliseconds;
 // (about a millisecond); enough for the scenarios generated here to reach a
 // fixpoint in most cases.
 constexpr int kShrinkBudget = 600;
+// On real servers each candidate takes wall-clock time (a second or more):
+// a few dozen runs shrink the obvious (clients, faults, duration).
+constexpr int kRealShrinkBudget = 24;
 
 std::string Join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
@@ -154,8 +157,7 @@ bool Shorter(const Finding& a, const Finding& b) {
 }
 
 SeedOutcome ProbeSeed(const ExploreSpec& spec, uint64_t seed) {
-  RunOptions options;
-  options.algorithm = spec.algorithm;
+  const RunOptions options = SeedRunOptions(spec);
   const std::string file = FileName(seed);
   RunResult r;
   try {
@@ -167,10 +169,12 @@ SeedOutcome ProbeSeed(const ExploreSpec& spec, uint64_t seed) {
   return {r.verdict(), Signature(r)};
 }
 
-std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
+std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed, SeedNote* note) {
   const std::string file = FileName(seed);
-  RunOptions options;
-  options.algorithm = spec.algorithm;
+  const RunOptions options = SeedRunOptions(spec);
+  const bool real = spec.backend == Backend::kReal;
+  SeedNote ignored;
+  if (note == nullptr) note = &ignored;
   // nullopt: a candidate the parser or the lease contract refuses.
   auto run = [&](const ojson& doc) -> std::optional<RunResult> {
     Scenario s;
@@ -180,16 +184,33 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
       return std::nullopt;
     }
     if (!KeepsContract(s)) return std::nullopt;
-    return RunScenario(s, options);
+    try {
+      return RunScenario(s, options);
+    } catch (const InputError&) {
+      if (!real) throw;
+      return std::nullopt;  // a candidate the real backend cannot carry out
+    }
   };
 
   ojson doc = GenerateScenario(spec, seed);
-  std::optional<RunResult> first;
+  Scenario parsed;
   try {
-    first = RunScenario(ParseScenario(doc.dump(), file), options);
+    parsed = ParseScenario(doc.dump(), file);
   } catch (const InputError& e) {
     throw HarnessError("explore seed " + std::to_string(seed) +
                        ": generated a scenario the parser refuses: " + e.what());
+  }
+  std::optional<RunResult> first;
+  try {
+    first = RunScenario(parsed, options);
+  } catch (const InputError& e) {
+    if (!real) {
+      throw HarnessError("explore seed " + std::to_string(seed) +
+                         ": generated a scenario the virtual Redis refuses: " + e.what());
+    }
+    // Something the real backend does not carry out (explore.h).
+    note->unrunnable = true;
+    return std::nullopt;
   }
   if (first->verdict() == Verdict::kSafe) return std::nullopt;
   const std::vector<std::string> signature = Signature(*first);
@@ -212,12 +233,21 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
            Signature(*r) == signature;
   };
   if (!keeps(doc)) {
+    if (real) {
+      note->unconfirmed = true;  // a real run did not show it again
+      return std::nullopt;
+    }
     throw HarnessError("explore seed " + std::to_string(seed) +
                        ": the run changed when faults that never fired were left out");
   }
   ShrinkStats stats;
-  const ojson small = Shrink(doc, keeps, kShrinkBudget, &stats);
-  const RunResult result = *run(small);
+  const ojson small = Shrink(doc, keeps, real ? kRealShrinkBudget : kShrinkBudget, &stats);
+  std::optional<RunResult> shrunk = run(small);
+  if (!shrunk) {
+    note->unconfirmed = true;  // real only: virtual runs repeat exactly
+    return std::nullopt;
+  }
+  const RunResult result = std::move(*shrunk);
 
   Finding f;
   f.seed = seed;
@@ -238,8 +268,12 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
   f.original_duration = DurationOf(doc);
   f.shrink_runs = stats.runs;
 
-  const std::string args = "--algorithm " + spec.algorithm + " --faults " +
-                           (spec.faults.empty() ? std::string("none") : Join(spec.faults, ","));
+  std::string args = "--algorithm " + spec.algorithm + " --faults " +
+                     (spec.faults.empty() ? std::string("none") : Join(spec.faults, ","));
+  if (real) {
+    args += " --backend real";
+    if (spec.time_scale) args += " --time-scale " + spec.time_scale->ToString();
+  }
   std::string story;
   for (const Violation& v : result.check.violations) {
     story += (story.empty() ? "" : "; ") + DescribeViolation(result, v);
@@ -262,6 +296,9 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
     if (k == "faults" && v.empty()) continue;
     out[k] = v;
   }
+  // Replayed on real servers (locksim run FILE --backend real), at the
+  // scale it was found at.
+  if (real && spec.time_scale) out["real_time_scale"] = spec.time_scale->ToString();
   // What shrank to nothing reads better absent (the defaults are 0).
   for (ojson& c : out["clients"]) {
     if (c.value("think", "") == FormatDuration(Nanos{0})) c.erase("think");
@@ -283,10 +320,17 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed) {
   // The file must replay, through the parser, to what it expects: as
   // `locksim run FILE` runs it.
   const Scenario saved = ParseScenario(f.text, f.file);
-  RunOptions replay;
+  RunOptions replay = SeedRunOptions(spec);
+  replay.algorithm.clear();
   replay.label = spec.algorithm;
   const RunResult again = RunScenario(saved, replay);
   if (again.ExpectationMet() != true || Signature(again) != signature) {
+    if (real) {
+      // A real run is not byte-identical: kept only when its replay shows
+      // the same kind.
+      note->unconfirmed = true;
+      return std::nullopt;
+    }
     throw HarnessError("explore seed " + std::to_string(seed) + ": the shrunk scenario " + f.file +
                        " does not replay to the same outcome");
   }
@@ -342,8 +386,9 @@ ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs
         k = next++;
       }
       std::optional<Finding> found;
+      SeedNote note;
       try {
-        found = ExploreSeed(spec, seed_of(k));
+        found = ExploreSeed(spec, seed_of(k), &note);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mu);
         if (!error) error = std::current_exception();
@@ -352,6 +397,8 @@ ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs
       }
       std::lock_guard<std::mutex> lock(mu);
       ++state.done;
+      result.unrunnable += note.unrunnable;
+      result.unconfirmed += note.unconfirmed;
       if (found) {
         ++state.violations;
         if (!state.first_violation_seed) state.first_violation_seed = found->seed;

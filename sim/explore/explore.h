@@ -76,9 +76,25 @@ SeedOutcome ProbeSeed(const ExploreSpec& spec, uint64_t seed);
 // and faults, fewer iterations, lower seed.
 bool Shorter(const Finding& a, const Finding& b);
 
-// Generates, runs and (on a violation) shrinks one seed. Throws
-// HarnessError if the saved file does not replay to the same violation.
-std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed);
+// What became of a seed on real servers that gave no finding although it
+// might have.
+struct SeedNote {
+  // The real backend cannot carry out the generated scenario (a feature it
+  // lacks, such as replicas with persistence): the seed is skipped.
+  bool unrunnable = false;
+  // It was violated once, but a real run of it (again, shrunk, or the
+  // saved file replayed) did not show the same kind: not kept.
+  bool unconfirmed = false;
+};
+
+// Generates, runs and (on a violation) shrinks one seed. On the virtual
+// Redis, throws HarnessError if the saved file does not replay to the same
+// violation (it always should: runs are deterministic). On real servers
+// (spec.backend), nothing is byte-identical: the shrinking has a small
+// budget of runs, and a finding is kept only if its saved file, replayed
+// there, shows the same kind; otherwise *note says why there is none.
+std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed,
+                                   SeedNote* note = nullptr);
 
 // Which seeds a run covers: first, first+1, ..., first+count-1, and of those
 // the shard's share (seed - first ≡ shard_index mod shard_count).
@@ -95,6 +111,8 @@ struct ExploreResult {
   uint64_t last = 0;     // the last seed of the range covered
   int64_t runs = 0;      // seeds run (this shard's share of first..last)
   int64_t violating = 0;  // seeds with a violation
+  int64_t unrunnable = 0;   // real: seeds the backend could not run (SeedNote)
+  int64_t unconfirmed = 0;  // real: violations not kept (SeedNote)
   // By seed; empty when RunExplore handed them to a FindingSink instead.
   std::vector<Finding> findings;
 };

@@ -44,6 +44,7 @@ struct Cast {
   int64_t ttl_ms = 0;
   const std::vector<std::string>* commands = nullptr;
   bool limiter = false;  // its clients send requests: no acquire, no section
+  bool single_threaded = false;  // no client with "threads" (an adapter's)
   int64_t horizon_ms = 20000;  // faults at a time fire before this
 };
 
@@ -259,7 +260,11 @@ ojson GenerateClients(Random& rng, const Cast& cast) {
     if (think > 0) c["think"] = Ms(think);
     clients.push_back(c);
   }
-  if (Chance(rng, 10)) clients[rng.Uniform(clients.size())]["threads"] = 2;
+  if (Chance(rng, 10)) {
+    // Drawn either way, so that a seed gives the same scenario otherwise.
+    const size_t threaded = rng.Uniform(clients.size());
+    if (!cast.single_threaded) clients[threaded]["threads"] = 2;
+  }
   if (Chance(rng, 10)) clients[rng.Uniform(clients.size())]["reenter"] = true;
   return clients;
 }
@@ -341,20 +346,35 @@ std::vector<std::string> ParseFaultClasses(const std::string& text, const std::s
   return out;
 }
 
-ExploreSpec MakeExploreSpec(const std::string& algorithm, std::vector<std::string> faults) {
+RunOptions SeedRunOptions(const ExploreSpec& spec) {
+  RunOptions o;
+  o.algorithm = spec.algorithm;
+  o.backend = spec.backend;
+  o.time_scale = spec.time_scale;
+  o.redis_server = spec.redis_server;
+  return o;
+}
+
+ExploreSpec MakeExploreSpec(const std::string& algorithm, std::vector<std::string> faults,
+                            const RunOptions& where) {
   const AlgorithmInfo* algo = FindAlgorithm(algorithm);
   if (algo == nullptr) {
     throw InputError("--algorithm: unknown algorithm \"" + algorithm + "\" (known: " +
                      AlgorithmIds() + ")");
   }
-  if (algo->real_only()) {
+  if (algo->real_only() && where.backend != Backend::kReal) {
     throw InputError("--algorithm: " + algorithm +
-                     " drives a third-party client on real servers; explore runs the virtual Redis");
+                     " drives a third-party client on real servers: explore it with "
+                     "--backend real (and a --time-scale)");
   }
   ExploreSpec spec;
   spec.algorithm = algorithm;
   spec.faults = std::move(faults);
   spec.limiter = algo->is_limiter();
+  spec.backend = where.backend;
+  spec.time_scale = where.time_scale;
+  spec.redis_server = where.redis_server;
+  spec.single_threaded = algo->real_only();
   // A probe: two clients, a few cycles, no fault. What they send is what
   // this variant sends.
   ojson probe;
@@ -365,7 +385,8 @@ ExploreSpec MakeExploreSpec(const std::string& algorithm, std::vector<std::strin
                                : ojson{{"ttl", "2s"}, {"retry_delay", "100ms"}};
   probe["clients"] = ojson::array({{{"name", "A"}, {"iterations", 3}, {"hold", "100ms"}},
                                    {{"name", "B"}, {"iterations", 3}, {"hold", "100ms"}}});
-  const RunResult r = RunScenario(ParseScenario(probe.dump(), "explore-probe"), RunOptions{});
+  const RunResult r = RunScenario(ParseScenario(probe.dump(), "explore-probe"),
+                                  SeedRunOptions(spec));
   for (const Op& op : r.history.ops()) {
     if (op.f != OpF::kRedis || op.type != OpType::kInvoke) continue;
     std::string name(r.history.command(op).name());
@@ -380,6 +401,7 @@ ojson GenerateScenario(const ExploreSpec& spec, uint64_t seed) {
   Cast cast;
   cast.commands = &spec.commands;
   cast.limiter = spec.limiter;
+  cast.single_threaded = spec.single_threaded;
   if (spec.limiter) return GenerateLimiterScenario(spec, rng, seed, cast);
   // A lease from 100ms to 10s; a quarter of them under a second.
   cast.ttl_ms = Chance(rng, 25) ? rng.Between(1, 9) * 100 : rng.Between(10, 100) * 100;

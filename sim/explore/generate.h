@@ -32,10 +32,13 @@
 #define LOCKSIM_SIM_EXPLORE_GENERATE_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "sim/run/runner.h"
 
 namespace locksim {
 
@@ -54,12 +57,25 @@ struct ExploreSpec {
   // The Redis commands the variant sends, by name (upper case), in the
   // order a probe run first sent them: what "send"/"reply" triggers aim at.
   std::vector<std::string> commands;
+  // Where the seeds run: the virtual Redis, or real redis-server processes
+  // (explore --backend real: bounded by a seed budget, one seed at a time,
+  // not byte-identical; explore.h says what is kept).
+  Backend backend = Backend::kVirtual;
+  std::optional<TimeScale> time_scale;  // real: the scenario's by default
+  std::string redis_server = "redis-server";
+  bool single_threaded = false;  // an adapter-driven client: no "threads"
 };
 
-// The spec of `algorithm` under `faults`: whether it is a limiter, and its
-// commands, from one fault-free probe run. Throws InputError for an unknown
-// algorithm or one explore cannot run (an adapter-driven, real-only one).
-ExploreSpec MakeExploreSpec(const std::string& algorithm, std::vector<std::string> faults);
+// How a seed of `spec` runs (algorithm, backend, time scale, server).
+RunOptions SeedRunOptions(const ExploreSpec& spec);
+
+// The spec of `algorithm` under `faults`, run where `where` says (its
+// backend, time_scale and redis_server): whether it is a limiter, and its
+// commands, from one fault-free probe run there. Throws InputError for an
+// unknown algorithm or one that cannot run there (an adapter-driven one on
+// the virtual Redis).
+ExploreSpec MakeExploreSpec(const std::string& algorithm, std::vector<std::string> faults,
+                            const RunOptions& where = {});
 
 // The scenario document (scenario-file JSON, no "expect") for one seed.
 nlohmann::ordered_json GenerateScenario(const ExploreSpec& spec, uint64_t seed);

@@ -151,7 +151,12 @@ TEST_F(ExploreCliTest, BadInputExitsTwoNamingTheOption) {
       {"explore --algorithm set-nx-px --faults pause,gc", "--faults: unknown fault class \"gc\""},
       {"explore --faults pause", "missing --algorithm"},
       {"explore --algorithm nope", "--algorithm: unknown algorithm \"nope\""},
-      {"explore --algorithm redis-py", "--algorithm: redis-py drives a third-party client"},
+      {"explore --algorithm redis-py",
+       "--algorithm: redis-py drives a third-party client on real servers: explore it with "
+       "--backend real"},
+      {"explore --algorithm redis-py --backend real --jobs 2",
+       "--jobs: explore on real servers runs one seed at a time"},
+      {"explore --algorithm set-nx-px --backend real --time-scale 0", "--time-scale"},
       {"explore --algorithm set-nx-px --seeds 0", "--seeds: expected an integer"},
       {"explore --algorithm set-nx-px --seeds 5 --time 5", "--time: give either"},
       {"explore --algorithm set-nx-px --shard 3/3", "--shard: expected an integer from 0 to 2"},

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -20,6 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/core/errors.h"
+#include "sim/explore/explore.h"
+#include "sim/explore/generate.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
 #include "tests/testing/scenario_paths.h"
@@ -358,6 +361,33 @@ TEST_F(AdapterTest, AManifestRunsItsLibraryUnderItsOwnId) {
   EXPECT_EQ(r.acquisitions, 2);
   ASSERT_TRUE(r.library.has_value());
   EXPECT_EQ(r.library->name, "fakelib 0.1");
+  ExpectNoAdapterLeft();
+}
+
+// explore --backend real: a library searched, not only replayed. Seed 2
+// of redis-py under pause stops a holder past its lease (as on the virtual
+// Redis); the finding is kept only because its saved file, replayed on
+// real servers, showed the same kind.
+TEST_F(AdapterTest, ExploreOnRealServersFindsRedisPysPauseViolationAndItReplays) {
+  RunOptions where;
+  where.backend = Backend::kReal;
+  where.time_scale = TimeScale{1, 20};
+  const ExploreSpec spec = MakeExploreSpec("redis-py", {"pause"}, where);
+  EXPECT_TRUE(spec.single_threaded);
+  EXPECT_NE(std::find(spec.commands.begin(), spec.commands.end(), "SET"), spec.commands.end())
+      << "the probe saw the library's own SET through the proxy";
+  SeedNote note;
+  const std::optional<Finding> f = ExploreSeed(spec, 2, &note);
+  ASSERT_TRUE(f.has_value()) << "unrunnable " << note.unrunnable << ", unconfirmed "
+                             << note.unconfirmed;
+  EXPECT_EQ(f->kind, "mutual-exclusion--pause");
+  EXPECT_NE(f->text.find(R"("real_time_scale": "1/20")"), std::string::npos) << f->text;
+  EXPECT_NE(f->text.find("--backend real --time-scale 1/20"), std::string::npos) << f->text;
+  // The file, as `locksim run FILE --backend real` runs it.
+  RunOptions replay;
+  replay.backend = Backend::kReal;
+  replay.label = "redis-py";
+  EXPECT_EQ(RunScenario(ParseScenario(f->text, f->file), replay).ExpectationMet(), true);
   ExpectNoAdapterLeft();
 }
 
