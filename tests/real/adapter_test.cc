@@ -158,32 +158,44 @@ TEST_F(AdapterTest, RedisPyLosesMutualExclusionWhenStoppedPastItsTimeout) {
 // A trigger on the library's own command (issue 17): A's redis-py process
 // is stopped right after its SET NX PX leaves, before it can see the reply
 // (F10, a pause during acquire, on the library people ship).
-TEST_F(AdapterTest, ATriggerFiresOnTheLibrarysOwnSet) {
-  RunOptions o;
-  o.backend = Backend::kReal;
-  RunResult r = RunScenario(ParseScenario(R"({
-    "duration": "10s", "algorithm": "redis-py", "real_time_scale": "1",
-    "lock": {"key": "lock:tap", "ttl": "2s", "retry_delay": "100ms", "acquire_timeout": "10s"},
-    "clients": [{"name": "A", "hold": "100ms", "iterations": 1}],
-    "faults": [{"type": "pause", "process": "A", "duration": "3s",
-                "on": {"process": "A", "event": "send", "command": "SET"}}]
-  })", "tap.json"), o);
-  int64_t set_at = -1, pause_at = -1;
-  Nanos acquired{-1};
-  for (const Op& op : r.history.ops()) {
-    if (set_at < 0 && op.f == OpF::kRedis && op.type == OpType::kInvoke &&
-        r.history.command(op).name() == "SET") {
-      set_at = op.index;
+// A send trigger on a library's own command (its SET, or node-redlock's
+// acquire script) stops the library process right after that command has
+// left it: the pause follows the command in the history at once, and the
+// acquire returns only once the process is continued. No node or python
+// process is left behind.
+TEST_F(AdapterTest, ATriggerFiresOnTheLibrarysOwnCommand) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"redis-py", "SET"}, {"redis-semaphore", "SET"}, {"node-redlock", "EVALSHA"}};
+  for (const auto& [library, command] : cases) {
+    SCOPED_TRACE(library);
+    RunOptions o;
+    o.backend = Backend::kReal;
+    o.algorithm = library;
+    RunResult r = RunScenario(ParseScenario(R"({
+      "duration": "10s", "algorithm": "redis-py", "real_time_scale": "1",
+      "lock": {"key": "lock:tap", "ttl": "2s", "retry_delay": "100ms", "acquire_timeout": "10s"},
+      "clients": [{"name": "A", "hold": "100ms", "iterations": 1}],
+      "faults": [{"type": "pause", "process": "A", "duration": "3s",
+                  "on": {"process": "A", "event": "send", "command": ")" + command + R"("}}]
+    })", "tap.json"), o);
+    int64_t sent_at = -1, pause_at = -1;
+    Nanos acquired{-1};
+    for (const Op& op : r.history.ops()) {
+      if (sent_at < 0 && op.f == OpF::kRedis && op.type == OpType::kInvoke &&
+          CommandNameIs(r.history.command(op).name(), command)) {
+        sent_at = op.index;
+      }
+      if (pause_at < 0 && op.f == OpF::kPause) pause_at = op.index;
+      if (acquired < Nanos{0} && op.f == OpF::kAcquire && op.type == OpType::kOk) acquired = op.time;
     }
-    if (pause_at < 0 && op.f == OpF::kPause) pause_at = op.index;
-    if (acquired < Nanos{0} && op.f == OpF::kAcquire && op.type == OpType::kOk) acquired = op.time;
+    ASSERT_GE(sent_at, 0) << "the library's " << command << " is not in the history";
+    EXPECT_EQ(pause_at, sent_at + 1) << "the pause should follow the " << command << " at once";
+    // The library returned from acquire only once it was continued.
+    EXPECT_GE(acquired, std::chrono::milliseconds(2900));
+    EXPECT_EQ(r.acquisitions, 1);
+    EXPECT_TRUE(r.unfired.empty());
+    ExpectNoAdapterLeft();
   }
-  ASSERT_GE(set_at, 0) << "redis-py's SET is not in the history";
-  EXPECT_EQ(pause_at, set_at + 1) << "the pause should follow the SET at once";
-  // redis-py returned from acquire only once it was continued.
-  EXPECT_GE(acquired, std::chrono::milliseconds(2900));
-  EXPECT_EQ(r.acquisitions, 1);
-  ExpectNoAdapterLeft();
 }
 
 TEST_F(AdapterTest, RedisPyIsBadInputOnTheVirtualBackend) {
