@@ -261,6 +261,9 @@ ojson CompareToJson(const CompareResult& result) {
     }
     ojson vj;
     vj["algorithm"] = algo;
+    if (auto it = result.libraries.find(algo); it != result.libraries.end()) {
+      vj["library"] = it->second;
+    }
     vj["by_verdict"] = verdicts;
     vj["figures"] = StatsToJson(pooled);
     variants.push_back(vj);

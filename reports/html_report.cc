@@ -307,7 +307,9 @@ std::string Figures(const ojson& r) {
     const ojson by = v.value("by_verdict", ojson::object());
     for (const auto& [verdict, n] : by.items()) run += n.get<int64_t>();
     const int64_t safe = by.value("safe", int64_t{0});
-    s += "<tr><td>" + EscapeXml(v.at("algorithm").get<std::string>()) + "</td><td>" +
+    const std::string library =
+        v.contains("library") ? " (" + v.at("library").get<std::string>() + ")" : "";
+    s += "<tr><td>" + EscapeXml(v.at("algorithm").get<std::string>() + library) + "</td><td>" +
          std::to_string(safe) + " / " + std::to_string(run) + "</td><td>" +
          FigureText(f.at("acquisitions")) + "</td><td>" +
          FigureText(f.at("failed_acquisitions")) + "</td><td>" +

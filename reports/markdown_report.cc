@@ -144,7 +144,10 @@ std::string RenderMarkdownSummary(const ojson& r) {
     auto lat = [](const ojson& x) {
       return x.is_null() ? std::string("\xE2\x80\x94") : ShortDuration(x.get<int64_t>());
     };
-    s += "| `" + v.at("algorithm").get<std::string>() + "` | " + FigureText(f.at("acquisitions")) +
+    const std::string library =
+        v.contains("library") ? " (" + v.at("library").get<std::string>() + ")" : "";
+    s += "| `" + v.at("algorithm").get<std::string>() + "`" + library + " | " +
+         FigureText(f.at("acquisitions")) +
          " | " + FigureText(f.at("failed_acquisitions")) + " | " +
          FigureText(f.value("errored_acquisitions", ojson(0))) + " | " + lat(f.at("latency_p50")) +
          " | " + lat(f.at("latency_p99")) + " | " + FigureText(f.at("retries_per_acquisition")) +

@@ -110,7 +110,11 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
   // A lock nobody ever held was not tested: SAFE says nothing then.
   if (!r.limiter && r.acquisitions == 0 && r.verdict() == Verdict::kSafe) {
     out << "WARNING: no client ever acquired the lock: nothing was tested, and SAFE says "
-           "nothing (a node no client could reach? give network.timeout)\n";
+           "nothing "
+        << (r.errored_acquisitions > 0
+                ? "(every acquire that ended raised an error: see the library's above)"
+                : "(a node no client could reach? give network.timeout)")
+        << "\n";
   }
   if (r.limiter || r.scenario.workload.type != WorkloadSpec::Type::kNone) {
     out << (r.limiter ? std::string("limiter")

@@ -6,6 +6,7 @@
 #define LOCKSIM_SIM_RESULT_COMPARE_RESULT_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,6 +56,9 @@ struct CompareCell {
 struct CompareResult {
   std::vector<Scenario> scenarios;
   std::vector<std::string> algorithms;
+  // For each adapter-driven algorithm: the library it drives and the
+  // version its manifest pins ("redis-py 4.3.4"), which the reports name.
+  std::map<std::string, std::string> libraries;
   Backend backend = Backend::kVirtual;
   int seeds = 1;
   std::vector<CompareCell> cells;  // scenario-major, algorithms in order

@@ -62,6 +62,13 @@ CompareResult RunCompare(const CompareOptions& options, const CompareProgress& p
   if (options.seeds < 1) throw InputError("--seeds: expected at least 1");
   CompareResult result;
   result.algorithms = ResolveAlgorithms(options.algorithms);
+  for (const std::string& algo : result.algorithms) {
+    const AlgorithmInfo* info = FindAlgorithm(algo);
+    if (info != nullptr && info->adapter != nullptr) {
+      const AdapterProgram& p = *info->adapter;
+      result.libraries[algo] = p.library + (p.version.empty() ? "" : " " + p.version);
+    }
+  }
   result.backend = options.run.backend;
   result.seeds = options.seeds;
   for (const std::string& f : ListScenarioFiles(options.scenario_paths, "--scenarios")) {
