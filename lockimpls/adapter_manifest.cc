@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -106,7 +107,7 @@ std::unique_ptr<AdapterVariant> LoadAdapterManifest(const std::string& path) {
     r.Fail("$.id", "\"" + v->id + "\": use lower-case letters, digits, '-', '_' and '.'");
   }
   AdapterProgram& p = v->program;
-  p.manifest = path;
+  p.manifest = fs::absolute(path).lexically_normal().string();
   p.library = r.String("library");
   p.version = r.String("version", /*optional=*/true);
   v->summary = r.String("summary");
@@ -176,12 +177,28 @@ std::unique_ptr<AdapterVariant> AdHocAdapter(const std::string& program) {
 }
 
 std::unique_ptr<AdapterVariant> AdapterFromPath(const std::string& path) {
+  std::unique_ptr<AdapterVariant> v;
   if (fs::path(path).extension() == ".json") {
     std::error_code ec;
     if (!fs::is_regular_file(path, ec)) throw InputError("--adapter: " + path + ": no such file");
-    return LoadAdapterManifest(path);
+    v = LoadAdapterManifest(path);
+  } else {
+    v = AdHocAdapter(path);
+    if (v->id.empty() ||
+        v->id.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_.") != std::string::npos) {
+      throw InputError("--adapter: " + path + ": its file name \"" + v->id +
+                       "\" is not a variant id (lower-case letters, digits, '-', '_', '.'): "
+                       "rename it, or give it a manifest");
+    }
   }
-  return AdHocAdapter(path);
+  // Results are labelled with the id: it must not pass for another variant.
+  if (const AlgorithmInfo* other = FindAlgorithm(v->id);
+      other != nullptr && !(other->adapter != nullptr && other->adapter->manifest ==
+                                                             fs::absolute(path).lexically_normal().string())) {
+    throw InputError("--adapter: " + path + ": \"" + v->id +
+                     "\" is already a variant's id (locksim list): give it another name");
+  }
+  return v;
 }
 
 std::vector<std::unique_ptr<AdapterVariant>> LoadBundledAdapters() {
@@ -192,9 +209,25 @@ std::vector<std::unique_ptr<AdapterVariant>> LoadBundledAdapters() {
     const std::string name = it->path().filename().string();
     if (name.size() > 13 && name.ends_with(".adapter.json")) files.push_back(it->path().string());
   }
+  if (ec || files.empty()) {
+    // A broken install, not the user's input: the bundled libraries would
+    // vanish from the catalogue, and every scenario that names one with them.
+    throw HarnessError(root + ": no adapter manifests (*.adapter.json) found" +
+                       (ec ? " (" + ec.message() + ")" : std::string()) +
+                       "; locksim's data folder is incomplete");
+  }
   std::vector<std::unique_ptr<AdapterVariant>> out;
   for (const std::string& f : files) out.push_back(LoadAdapterManifest(f));
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a->id < b->id; });
+  // The three that came first keep the order the catalogue has always
+  // listed them in (tables and reports follow it); any other after them,
+  // by id.
+  auto rank = [](const std::string& id) {
+    const std::string first[] = {"redis-py", "node-redlock", "redis-semaphore"};
+    return static_cast<int>(std::find(std::begin(first), std::end(first), id) - std::begin(first));
+  };
+  std::sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
+    return std::make_pair(rank(a->id), a->id) < std::make_pair(rank(b->id), b->id);
+  });
   for (size_t i = 1; i < out.size(); ++i) {
     if (out[i]->id == out[i - 1]->id) {
       throw InputError(out[i]->program.manifest + ": $.id: \"" + out[i]->id + "\" is also " +

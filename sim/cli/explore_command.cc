@@ -144,6 +144,10 @@ int ExploreCommand(const std::vector<std::string>& args) {
   if (algorithm.empty()) throw InputError("locksim explore: missing --algorithm (locksim list)");
   const RunOptions where = backend.ToRunOptions();
   const bool real = where.backend == Backend::kReal;
+  if (!real && where.time_scale) {
+    throw InputError("--time-scale: explore scales real runs only (give --backend real); on the "
+                     "virtual Redis time costs nothing");
+  }
   if (real && !jobs.empty() && jobs != "1") {
     throw InputError("--jobs: explore on real servers runs one seed at a time (side by side, "
                      "their wall-clock timings would disturb each other)");
@@ -203,7 +207,7 @@ int ExploreCommand(const std::vector<std::string>& args) {
   progress.Clear();
   writer.Finish(result);
 
-  if (quiet) return result.violating == 0 ? kExitSafe : kExitViolated;
+  if (quiet) return result.violating == 0 ? kExitSafe : kExitViolated;  // real: counts in summary.json
   PrintKinds(result, writer.kinds(), dir);
   std::cout << std::flush;
   // Wall time: on stderr only, never in DIR.

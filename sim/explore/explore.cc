@@ -442,6 +442,14 @@ ojson SummaryHead(const ExploreResult& r) {
   }
   j["runs"] = r.runs;
   j["violating_seeds"] = r.violating;
+  if (r.spec.backend == Backend::kReal) {
+    // Only on real servers (virtual summaries stay as they were): where it
+    // ran, and what it could not run or did not keep (SeedNote).
+    j["backend"] = "real";
+    if (r.spec.time_scale) j["time_scale"] = r.spec.time_scale->ToString();
+    j["unrunnable_seeds"] = r.unrunnable;
+    j["not_kept"] = r.unconfirmed;
+  }
   return j;
 }
 
@@ -597,6 +605,11 @@ ExploreResult ParseSummary(const std::string& text, const std::string& file) {
     }
     at = "$.schema_version";
     if (j.at("schema_version").get<int>() != 1) fail("unsupported version");
+    if (j.contains("backend")) {
+      at = "$.backend";
+      fail("a search on real servers is not merged (its seeds ran one at a time, and do not "
+           "repeat byte for byte)");
+    }
     at = "$.algorithm";
     r.spec.algorithm = j.at("algorithm").get<std::string>();
     at = "$.faults";

@@ -202,7 +202,10 @@ void AdapterLock::OnReadable() {
       // Before the run, or a restarted client's start: not the library at work.
       throw HarnessError(Describe(what));
     }
-    Die(what);
+    // From an event, so that a reply read just before the end of its output
+    // reaches the client first (HandleLine scheduled it at this instant).
+    host_.UnwatchFd(adapter_->fd());
+    DieSoon(what);
   }
 }
 

@@ -24,8 +24,9 @@
 //   - a reply with an "error" (the library raised; the adapter caught it)
 //     is counted by op and text (errors()), and the step it answers is
 //     recorded `info` (Lock::TakeError);
-//   - an adapter that exits, closes its stdout, or does not answer within
-//     a request's bound (the acquire timeout plus a margin; time it spent
+//   - an adapter that exits or closes its stdout (while serving a request,
+//     or between two: a timer of the library can throw), or does not
+//     answer within a request's bound (the acquire timeout plus a margin; time it spent
 //     stopped does not count) is that client crashing: it is killed, the
 //     crash goes into the history (a crash op whose subject is the client),
 //     the run goes on without it, and failures() says what it did, with

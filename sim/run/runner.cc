@@ -136,13 +136,20 @@ ScenarioRun::ScenarioRun(const Scenario& original, const RunOptions& options)
                        "\" (known: " + AlgorithmIds() + ")");
     }
     if (!options.adapter.empty()) {
-      if (algo_->adapter == nullptr) {
+      if (algo_->adapter != nullptr) {
+        if (std::filesystem::path(options.adapter).extension() == ".json") {
+          throw InputError("--adapter: " + options.adapter +
+                           ": a manifest is a variant of its own: give it without --algorithm");
+        }
+        program_override_ = std::filesystem::absolute(options.adapter).string();
+      } else if (!options.algorithm.empty()) {
         throw InputError("--adapter: " + result_.algorithm +
                          " is locksim's own lock code, not a library driven by an adapter: "
                          "give --adapter alone (it runs under its own name), or with the id "
                          "of an adapter-driven variant whose program it replaces");
       }
-      program_override_ = std::filesystem::absolute(options.adapter).string();
+      // Else one of our own variants, named by a label or the scenario in a
+      // suite run: --adapter is for the adapter-driven ones.
     }
   }
   result_.backend = options.backend;
@@ -214,8 +221,12 @@ void ScenarioRun::Setup() {
   if (backend() == Backend::kVirtual || !algo_->is_limiter()) {
     world_->WatchKeys({prefix + lock_.key});
   }
-  world_->SetReplayHint("locksim run " + input_file_ + " --algorithm " + result_.algorithm +
-                        " --seed " + std::to_string(result_.seed) + " --backend " +
+  const std::string variant =
+      own_adapter_ ? " --adapter " + options_.adapter
+                   : " --algorithm " + result_.algorithm +
+                         (program_override_.empty() ? "" : " --adapter " + program_override_);
+  world_->SetReplayHint("locksim run " + input_file_ + variant + " --seed " +
+                        std::to_string(result_.seed) + " --backend " +
                         std::string(BackendName(backend())));
   world_->SetCallTimeout(s.network.timeout);
   using Type = WorkloadSpec::Type;

@@ -157,6 +157,8 @@ TEST_F(ExploreCliTest, BadInputExitsTwoNamingTheOption) {
       {"explore --algorithm redis-py --backend real --jobs 2",
        "--jobs: explore on real servers runs one seed at a time"},
       {"explore --algorithm set-nx-px --backend real --time-scale 0", "--time-scale"},
+      {"explore --algorithm set-nx-px --time-scale 1/2",
+       "--time-scale: explore scales real runs only"},
       {"explore --algorithm set-nx-px --seeds 0", "--seeds: expected an integer"},
       {"explore --algorithm set-nx-px --seeds 5 --time 5", "--time: give either"},
       {"explore --algorithm set-nx-px --shard 3/3", "--shard: expected an integer from 0 to 2"},

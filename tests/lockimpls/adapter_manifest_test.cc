@@ -39,6 +39,12 @@ TEST(AdapterManifestTest, TheBundledLibrariesAreVariantsWithTheirVersions) {
     EXPECT_EQ(a->defaults.ttl, std::chrono::seconds(10));
   }
   EXPECT_EQ(FindAlgorithm("redis-semaphore")->adapter->key_prefix, "mutex:");
+  // In the catalogue's order since before they were manifests.
+  std::vector<std::string_view> ids;
+  for (const AlgorithmInfo& a : Algorithms()) {
+    if (a.adapter != nullptr) ids.push_back(a.id);
+  }
+  EXPECT_EQ(ids, (std::vector<std::string_view>{"redis-py", "node-redlock", "redis-semaphore"}));
   EXPECT_TRUE(FindAlgorithm("node-redlock")->adapter->node_modules);
   EXPECT_FALSE(FindAlgorithm("redis-py")->adapter->node_modules);
 }
@@ -121,6 +127,16 @@ TEST_F(BadManifestTest, ABareProgramIsNamedAfterItsFile) {
   EXPECT_EQ(v->id, "adapter");
   EXPECT_EQ(v->program.argv, std::vector<std::string>{(dir_ / "adapter.sh").string()});
   EXPECT_THROW(AdapterFromPath((dir_ / "missing.sh").string()), InputError);
+  // Its results would pass for another variant's.
+  std::ofstream(dir_ / "set-nx-px.sh") << "#!/bin/sh\n";
+  try {
+    AdapterFromPath((dir_ / "set-nx-px.sh").string());
+    ADD_FAILURE() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"set-nx-px\" is already a variant's id"),
+              std::string::npos)
+        << e.what();
+  }
   EXPECT_THROW(AdapterFromPath((dir_ / "missing.json").string()), InputError);
 }
 
