@@ -381,6 +381,12 @@ TEST_F(AdapterTest, AManifestRunsItsLibraryUnderItsOwnId) {
 // Redis); the finding is kept only because its saved file, replayed on
 // real servers, showed the same kind.
 TEST_F(AdapterTest, ExploreOnRealServersFindsRedisPysPauseViolationAndItReplays) {
+#ifdef LOCKSIM_SANITIZE
+  // Its verdict rests on real timings at 1/20 of real time, which a
+  // sanitized build does not keep (as the real-parity runs, Makefile
+  // test-asan); the adapter and proxy hygiene tests still run under it.
+  GTEST_SKIP() << "real timings: not under the sanitizers";
+#endif
   RunOptions where;
   where.backend = Backend::kReal;
   where.time_scale = TimeScale{1, 20};
