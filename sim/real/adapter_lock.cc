@@ -140,13 +140,7 @@ std::string AdapterLock::NoteError(const std::string& op, const nlohmann::json& 
   if (!reply.contains("error") || reply["error"].is_null()) return "";
   const std::string text =
       reply["error"].is_string() ? reply["error"].get<std::string>() : reply["error"].dump();
-  auto it = std::find_if(errors_.begin(), errors_.end(),
-                         [&](const Error& e) { return e.op == op && e.text == text; });
-  if (it == errors_.end()) {
-    errors_.push_back(Error{op, text, 0, world_.Now()});
-    it = errors_.end() - 1;
-  }
-  ++it->count;
+  errors_.push_back(Error{op, text, world_.Now()});
   return text;
 }
 

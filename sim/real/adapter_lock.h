@@ -97,13 +97,12 @@ class AdapterLock : public Lock {
   const std::string& library() const { return library_; }
   const std::string& client() const { return client_; }
 
-  // The errors the library raised, by op ("acquire", "release") and text,
-  // in order of first appearance.
+  // Each error the library raised, in order: the run's result counts them
+  // by op and text over every client (runner.cc, LibraryOf).
   struct Error {
-    std::string op;
+    std::string op;  // "acquire", "release"
     std::string text;
-    int64_t count = 0;
-    Nanos first{0};  // true time of the first
+    Nanos time{0};   // true time
   };
   const std::vector<Error>& errors() const { return errors_; }
   // Set when the adapter died or hung (the client crashed).
@@ -134,7 +133,7 @@ class AdapterLock : public Lock {
   // The library process died or hung (`what`): kill it, record the
   // client's crash, and let the run go on without it.
   void Die(const std::string& what);
-  // Counts a reply's "error", if any, for op; returns it.
+  // Notes a reply's "error", if any, for op; returns it.
   std::string NoteError(const std::string& op, const nlohmann::json& reply);
 
   World& world_;

@@ -18,7 +18,8 @@
 namespace locksim {
 namespace {
 
-// What the adapters saw their library do, over every client.
+// What the adapters saw their library do, over every client: each
+// distinct error (op and text) with its count and first occurrence.
 LibraryReport LibraryOf(const std::vector<AdapterLock*>& adapters) {
   LibraryReport report;
   report.name = adapters.front()->library();
@@ -27,13 +28,13 @@ LibraryReport LibraryOf(const std::vector<AdapterLock*>& adapters) {
       auto it = std::find_if(report.errors.begin(), report.errors.end(),
                              [&](const LibraryError& x) { return x.op == e.op && x.text == e.text; });
       if (it == report.errors.end()) {
-        report.errors.push_back(LibraryError{e.op, e.text, 0, a->client(), e.first});
+        report.errors.push_back(LibraryError{e.op, e.text, 0, a->client(), e.time});
         it = report.errors.end() - 1;
-      } else if (e.first < it->first) {
-        it->first = e.first;
+      } else if (e.time < it->first) {
+        it->first = e.time;
         it->first_client = a->client();
       }
-      it->count += e.count;
+      ++it->count;
     }
     if (const auto& f = a->failure()) {
       report.failures.push_back(LibraryFailure{f->time, a->client(), f->what, f->stderr_tail});
