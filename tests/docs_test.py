@@ -27,6 +27,7 @@ Slurm, Kubernetes) are not run here; each is listed, with why, at the end.
 import glob
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -105,7 +106,15 @@ class Run:
         return "\n".join(lines) + "\n"
 
     def run_block(self, where, commands, shown):
+        # A sandbox per block, removed on every way out (outputs and
+        # failures are kept as text, never as paths into it).
         d = self.sandbox()
+        try:
+            self.run_in(d, where, commands, shown)
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+    def run_in(self, d, where, commands, shown):
         runnable = []
         for cmd in commands:
             why = not_run(cmd)
