@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <ostream>
 #include <string>
 
 #include "sim/core/errors.h"
@@ -371,6 +372,12 @@ struct DocumentedFailure {
   int64_t max_clients;
   int64_t max_faults;
 };
+
+// gtest prints a parameter without a printer as its bytes, which ctest
+// takes into the test's name.
+void PrintTo(const DocumentedFailure& d, std::ostream* out) {
+  *out << d.failure << " " << d.algorithm << " " << d.faults;
+}
 
 class SearchFinds : public testing::TestWithParam<DocumentedFailure> {};
 

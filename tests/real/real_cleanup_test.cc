@@ -18,6 +18,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <ostream>
 #include <sstream>
 #include <thread>
 
@@ -74,6 +75,21 @@ exec redis-server "$@"
 )";
 
 enum class End { kNormal, kError, kSigint, kSigterm, kSigkill };
+
+std::string EndName(End end) {
+  switch (end) {
+    case End::kNormal: return "NormalExit";
+    case End::kError: return "HarnessError";
+    case End::kSigint: return "SIGINT";
+    case End::kSigterm: return "SIGTERM";
+    case End::kSigkill: return "SIGKILL";
+  }
+  return "?";
+}
+
+// gtest prints a parameter without a printer as its bytes, which ctest
+// takes into the test's name.
+void PrintTo(End end, std::ostream* out) { *out << EndName(end); }
 
 class RealCleanupTest : public ::testing::TestWithParam<End> {
  protected:
@@ -163,16 +179,7 @@ TEST_P(RealCleanupTest, LeavesNoServerSentinelOrFolderBehind) {
 INSTANTIATE_TEST_SUITE_P(Ends, RealCleanupTest,
                          ::testing::Values(End::kNormal, End::kError, End::kSigint,
                                            End::kSigterm, End::kSigkill),
-                         [](const auto& info) {
-                           switch (info.param) {
-                             case End::kNormal: return std::string("NormalExit");
-                             case End::kError: return std::string("HarnessError");
-                             case End::kSigint: return std::string("SIGINT");
-                             case End::kSigterm: return std::string("SIGTERM");
-                             case End::kSigkill: return std::string("SIGKILL");
-                           }
-                           return std::string("?");
-                         });
+                         [](const auto& info) { return EndName(info.param); });
 
 }  // namespace
 }  // namespace locksim
