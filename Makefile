@@ -50,9 +50,13 @@ demo: build
 
 # Every test but the long sweeps (ctest label "long"), which `make test-long`
 # runs; that includes every bundled scenario on real servers (real-parity).
+# The real-parity runs (one per scenario expectation, waiting on the wall
+# clock most of the time) run REAL_JOBS at a time beside the others, which
+# run JOBS at a time: tests/ctest_side_by_side.sh.
 CTEST_EXCLUDE ?= long
+REAL_JOBS ?= 8
 test: deps-browser deps-node build
-	@cd $(BUILD) && ctest --output-on-failure -j$(JOBS) -LE '$(CTEST_EXCLUDE)'
+	@bash tests/ctest_side_by_side.sh $(BUILD) $(JOBS) $(REAL_JOBS) '$(CTEST_EXCLUDE)'
 
 # The long runs (label long): the differential test with 1 000 000 commands.
 test-long: build
