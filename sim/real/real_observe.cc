@@ -4,11 +4,16 @@
 // real servers too.
 //
 // Every server runs with notify-keyspace-events KA. Per node, one
-// connection subscribes to __keyspace@0__:<key>; on each event another reads
-// the key's type, value and TTL in one read-only script (atomic, and allowed
-// on replicas). The reading lands a round trip after the change, so a state
-// that lasted less than that may be seen already replaced; the history is
-// still a sequence of states the node really had.
+// connection subscribes to __keyspace@0__:<key>. An event that says the
+// whole state (del, expired, evicted: the key is gone) is recorded as it
+// comes. Any other is read: another connection reads the key's type, value
+// and TTL in one read-only script (atomic, and allowed on replicas), once
+// for all the events of a key that one turn of the event loop read (a SET
+// ... PX announces itself twice, set and expire), after that turn, so the
+// reading follows every change those events announced. It lands a round
+// trip after the change, so a state that lasted less than that may be seen
+// already replaced; the history is still a sequence of states the node
+// really had.
 //
 // Who changed it: a client's command to that node that was in flight when
 // the event came (or answered within the last few milliseconds), whose name
@@ -75,14 +80,6 @@ std::string RawValue(const KeyState& s) {
 
 }  // namespace
 
-struct RealWorld::Snapshot {
-  RealWorld* world;
-  int physical;
-  std::string key;
-  std::string event;
-  Nanos at;  // when the event came
-};
-
 // What the subscription callback needs: the world and the node.
 struct KeyWatch {
   RealWorld* world;
@@ -129,6 +126,7 @@ void RealWorld::AwaitObservers() {
       if (fds[i].revents & (POLLIN | POLLERR | POLLHUP)) redisAsyncHandleRead(c->ac);
       if (c->ac != nullptr && (fds[i].revents & POLLOUT)) redisAsyncHandleWrite(c->ac);
     }
+    ReadPendingStates();
   }
   settling_ = false;
 }
@@ -168,7 +166,7 @@ void RealWorld::Subscribe(int physical) {
   }
   // What the node holds now (after a restart: what its persistence kept).
   for (const std::string& key : watched_) {
-    Snap(physical, key, "");
+    Snap(Snapshot{this, physical, key, {}, now_});
     ++awaiting_observers_;
   }
 }
@@ -214,15 +212,38 @@ void RealWorld::OnKeyEvent(redisAsyncContext* ac, void* reply, void* privdata) {
   const std::string event(r->element[2]->str, r->element[2]->len);
   const std::string prefix = "__keyspace@0__:";
   if (!world->settling_) world->now_ = std::max(world->now_, world->Elapsed());
-  world->Snap(watch->physical, channel.substr(prefix.size()), event);
+  world->OnKeyChange(watch->physical, channel.substr(prefix.size()), event);
 }
 
-void RealWorld::Snap(int physical, const std::string& key, const std::string& event) {
-  auto it = observers_.find({physical, 1});
+void RealWorld::OnKeyChange(int physical, const std::string& key, const std::string& event) {
+  const bool gone = event == "del" || event == "expired" || event == "evicted";
+  auto pending = pending_reads_.find({physical, key});
+  if (gone && pending == pending_reads_.end()) {
+    // The event says it all: no reading (and no round trip) needed.
+    RecordState(Snapshot{this, physical, key, {event}, now_}, KeyState::Absent(key));
+    return;
+  }
+  // Read after this turn of the loop, once for every event of the key in it
+  // (after a gone key too, when a change before it waits to be read: the
+  // reading is then of the latest).
+  if (pending == pending_reads_.end()) {
+    Snapshot read{this, physical, key, {}, now_};
+    pending = pending_reads_.emplace(std::pair{physical, key}, std::move(read)).first;
+  }
+  pending->second.events.push_back(event);
+}
+
+void RealWorld::ReadPendingStates() {
+  for (auto& [where, snap] : pending_reads_) Snap(std::move(snap));
+  pending_reads_.clear();
+}
+
+void RealWorld::Snap(Snapshot snapshot) {
+  auto it = observers_.find({snapshot.physical, 1});
   if (it == observers_.end() || it->second->ac == nullptr) return;
-  auto* snap = new Snapshot{this, physical, key, event, now_};
-  const char* argv[] = {"EVAL_RO", kSnapshotScript, "1", key.c_str()};
-  const size_t lens[] = {7, sizeof(kSnapshotScript) - 1, 1, key.size()};
+  auto* snap = new Snapshot(std::move(snapshot));
+  const char* argv[] = {"EVAL_RO", kSnapshotScript, "1", snap->key.c_str()};
+  const size_t lens[] = {7, sizeof(kSnapshotScript) - 1, 1, snap->key.size()};
   if (redisAsyncCommandArgv(it->second->ac, &RealWorld::OnSnapshot, snap, 4, argv, lens) !=
       REDIS_OK) {
     delete snap;
@@ -233,16 +254,13 @@ void RealWorld::OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata) {
   (void)ac;
   std::unique_ptr<Snapshot> snap(static_cast<Snapshot*>(privdata));
   RealWorld* world = snap->world;
-  if (snap->event.empty()) --world->awaiting_observers_;
+  if (!snap->Caused()) --world->awaiting_observers_;
   if (reply == nullptr || world->dropping_replies_) return;
   if (!world->settling_) world->now_ = std::max(world->now_, world->Elapsed());
-  world->RecordState(*snap, ReplyFromHiredis(static_cast<redisReply*>(reply)));
-}
-
-void RealWorld::RecordState(const Snapshot& s, const Reply& r) {
+  const Reply r = ReplyFromHiredis(static_cast<redisReply*>(reply));
   if (r.type != Reply::Type::kArray || r.elements.empty()) return;  // an error: unseen
   KeyState state;
-  state.key = s.key;
+  state.key = snap->key;
   state.present = r.elements[0].str != "none";
   if (state.present && r.elements.size() == 3) {
     const Reply& v = r.elements[1];
@@ -256,6 +274,10 @@ void RealWorld::RecordState(const Snapshot& s, const Reply& r) {
     }
     if (r.elements[2].integer >= 0) state.pttl_ms = r.elements[2].integer;
   }
+  world->RecordState(*snap, std::move(state));
+}
+
+void RealWorld::RecordState(const Snapshot& s, KeyState state) {
   const int64_t now_ms = duration_cast<Millis>(now_).count();
   const int64_t expiry = state.pttl_ms ? now_ms + *state.pttl_ms : -1;
   auto found = observed_.find({s.physical, s.key});
@@ -277,20 +299,35 @@ void RealWorld::RecordState(const Snapshot& s, const Reply& r) {
   // there again shows a later write too (the next holder's SET, whose own
   // event's reading is then the same and recorded no more): the key was
   // gone first (the event says so), then that write is its sender's.
-  const bool expired = s.event == "expired" || s.event == "evicted";
+  const bool expired = s.Expired();
   if (expired && state.present && was_present && value_changed) {
     history().AddState(now_, MainActor(nodes_[s.physical].process), OpType::kOk,
                        KeyState::Absent(s.key), -1);
   }
-  if (!s.event.empty() && (!expired || state.present)) {
+  if (s.Caused() && (!expired || state.present)) {
     cause = Writer(s, state.present ? RawValue(state) : previous, !state.present);
   }
   history().AddState(now_, MainActor(nodes_[s.physical].process),
                      value_changed ? OpType::kOk : OpType::kInfo, std::move(state), cause);
-  // Forget commands answered long ago.
-  std::erase_if(flights_, [&](const auto& f) {
-    return f.second.replied >= Nanos{0} && now_ - f.second.replied > std::chrono::seconds(1);
-  });
+}
+
+void RealWorld::Fly(uint64_t id, Flight flight) {
+  flights_[id] = std::move(flight);
+  open_flights_.insert(id);
+}
+
+void RealWorld::Answered(uint64_t id) {
+  auto flight = flights_.find(id);
+  if (flight == flights_.end()) return;
+  flight->second.replied = now_;
+  open_flights_.erase(id);
+  answered_.push_back(id);
+  // Forget commands answered long ago (now_ only grows: the oldest first).
+  while (!answered_.empty() &&
+         now_ - flights_.at(answered_.front()).replied > std::chrono::seconds(1)) {
+    flights_.erase(answered_.front());
+    answered_.pop_front();
+  }
 }
 
 int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) const {
@@ -308,10 +345,18 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
              return a->sent < b->sent;
            }))->actor;
   };
+  // In flight when the event came, or answered within kRecentReply of it
+  // (answered_ is in the order of the answers: from its newest back).
+  std::vector<uint64_t> ids(open_flights_.begin(), open_flights_.end());
+  for (auto id = answered_.rbegin(); id != answered_.rend(); ++id) {
+    if (s.at - flights_.at(*id).replied > kRecentReply) break;
+    ids.push_back(*id);
+  }
+  std::sort(ids.begin(), ids.end());  // in the order they were sent
   std::vector<const Flight*> recent;
-  for (const auto& [id, f] : flights_) {
+  for (uint64_t id : ids) {
+    const Flight& f = flights_.at(id);
     if (f.physical != s.physical || f.cmd.empty() || f.sent > s.at + kRecentReply) continue;
-    if (f.replied >= Nanos{0} && s.at - f.replied > kRecentReply) continue;
     recent.push_back(&f);
   }
   // The reading may already show a later change than the event's (a
@@ -326,7 +371,9 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
   }
   std::vector<const Flight*> candidates;
   for (const Flight* f : recent) {
-    if (f->sent <= s.at && CanCause(f->cmd[0], s.event)) candidates.push_back(f);
+    const bool can = std::any_of(s.events.begin(), s.events.end(),
+                                 [&](const std::string& e) { return CanCause(f->cmd[0], e); });
+    if (f->sent <= s.at && can) candidates.push_back(f);
   }
   if (candidates.empty()) return -1;
   if (absent) {

@@ -193,8 +193,7 @@ void RealWorld::OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
                   : Reply::Error("ERR locksim: connection to " + world->NodeName(p->node) +
                                  " lost" + (ac && ac->errstr[0] ? std::string(": ") + ac->errstr : ""));
     world->now_ = std::max(world->now_, world->Elapsed());
-    auto flight = world->flights_.find(p->flight);
-    if (flight != world->flights_.end()) flight->second.replied = world->now_;
+    world->Answered(p->flight);
     world->At(world->now_, p->client,
               [done = std::move(p->done), r = std::move(r)] { done(r); });
   }
@@ -237,7 +236,7 @@ void RealWorld::Send(int client, int actor, int node, Command cmd, ReplySink* si
   }
   // hiredis has formatted the command into its buffer: the observer keeps
   // it, to put the changes it sees down to their writer.
-  if (!watched_.empty()) flights_[flight] = Flight{physical, actor, std::move(cmd), now_, Nanos{-1}};
+  if (!watched_.empty()) Fly(flight, Flight{physical, actor, std::move(cmd), now_, Nanos{-1}});
 }
 
 RealWorld::Address RealWorld::NodeAddress(int process, int node) {
@@ -264,15 +263,14 @@ void RealWorld::DrainTapped() {
         history().AddCommand(now_, actor, group, t.command);
         if (!watched_.empty()) {
           const uint64_t flight = next_flight_++;
-          flights_[flight] = Flight{MasterOf(group), actor, std::move(t.command), now_, Nanos{-1}};
+          Fly(flight, Flight{MasterOf(group), actor, std::move(t.command), now_, Nanos{-1}});
           open.push_back(flight);
         }
         break;
       case ProxyHub::Tapped::Kind::kReply:
         history().AddReply(now_, actor, OpType::kOk, group, std::move(t.reply));
         if (!open.empty()) {
-          auto flight = flights_.find(open.front());
-          if (flight != flights_.end()) flight->second.replied = now_;
+          Answered(open.front());
           open.pop_front();
         }
         break;
@@ -333,6 +331,7 @@ void RealWorld::AdvanceTo(Nanos t) {
       if (fds[i].revents & (POLLIN | POLLERR | POLLHUP)) redisAsyncHandleRead(c->ac);
       if (c->ac != nullptr && (fds[i].revents & POLLOUT)) redisAsyncHandleWrite(c->ac);
     }
+    ReadPendingStates();
     ResubscribeLost();
     return;  // replies may have scheduled events for now
   }

@@ -18,11 +18,13 @@
 #ifndef LOCKSIM_SIM_REAL_REAL_WORLD_H_
 #define LOCKSIM_SIM_REAL_REAL_WORLD_H_
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <map>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -124,15 +126,36 @@ class RealWorld : public World, public AdapterHost {
     Nanos sent;
     Nanos replied;  // -1 while in flight
   };
-  struct Snapshot;
+  struct Snapshot {  // a reading of a watched key, and what asked for it
+    RealWorld* world;
+    int physical;
+    std::string key;
+    std::vector<std::string> events;  // what it reads after; none: the first reading
+    Nanos at;                          // when the first of them came
+
+    bool Caused() const { return !events.empty(); }
+    // Whether the key went by itself (nobody's doing).
+    bool Expired() const {
+      return std::any_of(events.begin(), events.end(),
+                         [](const std::string& e) { return e == "expired" || e == "evicted"; });
+    }
+  };
   void Subscribe(int physical);
   void AwaitObservers();
   void ResubscribeLost();
-  void Snap(int physical, const std::string& key, const std::string& event);
+  void Snap(Snapshot snapshot);
   static void OnKeyEvent(redisAsyncContext* ac, void* reply, void* privdata);
+  // A keyspace event of `key` on `physical`: recorded at once when it says
+  // the state (the key is gone), else read after this turn of the loop.
+  void OnKeyChange(int physical, const std::string& key, const std::string& event);
+  // Sends the readings that this turn's events asked for, one per key.
+  void ReadPendingStates();
   static void OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata);
-  void RecordState(const Snapshot& s, const Reply& r);
+  void RecordState(const Snapshot& s, KeyState state);
   int Writer(const Snapshot& s, const std::string& value, bool absent) const;
+  // A command sent (Fly) and its answer (Answered), for Writer.
+  void Fly(uint64_t id, Flight flight);
+  void Answered(uint64_t id);
   // Link faults in force between two processes (either order).
   struct LinkFaults {
     bool partitioned = false;
@@ -179,7 +202,16 @@ class RealWorld : public World, public AdapterHost {
     int64_t expiry;
   };
   std::map<std::pair<int, std::string>, Observed> observed_;
+  // (physical, key) -> the reading this turn's events asked for
+  std::map<std::pair<int, std::string>, Snapshot> pending_reads_;
+  // id -> a client's command that changes may be put down to: those not
+  // answered yet (open_flights_) and those answered in the last second
+  // (answered_, in the order of their answers, so by time), which a reading
+  // that lands late may still need. Kept apart so that Writer looks at
+  // what is recent, not at every command of the last second.
   std::map<uint64_t, Flight> flights_;
+  std::set<uint64_t> open_flights_;
+  std::deque<uint64_t> answered_;
   uint64_t next_flight_ = 0;
   std::map<int, std::function<void()>> watched_fds_;  // fd -> readable
   std::map<int, std::pair<int, int>> tapped_links_;  // link -> (process, physical)
