@@ -218,14 +218,19 @@ void RealWorld::OnKeyEvent(redisAsyncContext* ac, void* reply, void* privdata) {
 void RealWorld::OnKeyChange(int physical, const std::string& key, const std::string& event) {
   const bool gone = event == "del" || event == "expired" || event == "evicted";
   auto pending = pending_reads_.find({physical, key});
-  if (gone && pending == pending_reads_.end()) {
+  auto out = reads_out_.find({physical, key});
+  const bool reading =
+      pending != pending_reads_.end() || (out != reads_out_.end() && out->second > 0);
+  if (gone && !reading) {
     // The event says it all: no reading (and no round trip) needed.
     RecordState(Snapshot{this, physical, key, {event}, now_}, KeyState::Absent(key));
     return;
   }
-  // Read after this turn of the loop, once for every event of the key in it
-  // (after a gone key too, when a change before it waits to be read: the
-  // reading is then of the latest).
+  // Read after this turn of the loop, once for every event of the key in it.
+  // A gone key is read too while an earlier reading is queued or out: that
+  // reading, answered after this event came, would otherwise be recorded
+  // after the absence it precedes (readings are answered in order, so the
+  // one sent now comes last).
   if (pending == pending_reads_.end()) {
     Snapshot read{this, physical, key, {}, now_};
     pending = pending_reads_.emplace(std::pair{physical, key}, std::move(read)).first;
@@ -247,13 +252,16 @@ void RealWorld::Snap(Snapshot snapshot) {
   if (redisAsyncCommandArgv(it->second->ac, &RealWorld::OnSnapshot, snap, 4, argv, lens) !=
       REDIS_OK) {
     delete snap;
+    return;
   }
+  ++reads_out_[{snap->physical, snap->key}];
 }
 
 void RealWorld::OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata) {
   (void)ac;
   std::unique_ptr<Snapshot> snap(static_cast<Snapshot*>(privdata));
   RealWorld* world = snap->world;
+  --world->reads_out_[{snap->physical, snap->key}];  // answered, or dropped with its connection
   if (!snap->Caused()) --world->awaiting_observers_;
   if (reply == nullptr || world->dropping_replies_) return;
   if (!world->settling_) world->now_ = std::max(world->now_, world->Elapsed());
@@ -316,11 +324,13 @@ void RealWorld::Fly(uint64_t id, Flight flight) {
   open_flights_.insert(id);
 }
 
+void RealWorld::Dropped(uint64_t id) {
+  if (open_flights_.erase(id) > 0) flights_.erase(id);
+}
+
 void RealWorld::Answered(uint64_t id) {
-  auto flight = flights_.find(id);
-  if (flight == flights_.end()) return;
-  flight->second.replied = now_;
-  open_flights_.erase(id);
+  if (open_flights_.erase(id) == 0) return;
+  flights_.at(id).replied = now_;
   answered_.push_back(id);
   // Forget commands answered long ago (now_ only grows: the oldest first).
   while (!answered_.empty() &&

@@ -196,6 +196,8 @@ void RealWorld::OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
     world->Answered(p->flight);
     world->At(world->now_, p->client,
               [done = std::move(p->done), r = std::move(r)] { done(r); });
+  } else {
+    world->Dropped(p->flight);
   }
   delete p;
 }

@@ -153,9 +153,11 @@ class RealWorld : public World, public AdapterHost {
   static void OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata);
   void RecordState(const Snapshot& s, KeyState state);
   int Writer(const Snapshot& s, const std::string& value, bool absent) const;
-  // A command sent (Fly) and its answer (Answered), for Writer.
+  // A command sent (Fly), its answer (Answered), or no answer ever: its
+  // connection was closed on purpose (Dropped). For Writer.
   void Fly(uint64_t id, Flight flight);
   void Answered(uint64_t id);
+  void Dropped(uint64_t id);
   // Link faults in force between two processes (either order).
   struct LinkFaults {
     bool partitioned = false;
@@ -204,6 +206,8 @@ class RealWorld : public World, public AdapterHost {
   std::map<std::pair<int, std::string>, Observed> observed_;
   // (physical, key) -> the reading this turn's events asked for
   std::map<std::pair<int, std::string>, Snapshot> pending_reads_;
+  // (physical, key) -> readings sent and not answered yet
+  std::map<std::pair<int, std::string>, int> reads_out_;
   // id -> a client's command that changes may be put down to: those not
   // answered yet (open_flights_) and those answered in the last second
   // (answered_, in the order of their answers, so by time), which a reading
