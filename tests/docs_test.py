@@ -28,6 +28,7 @@ import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -223,4 +224,7 @@ def main():
 
 
 if __name__ == "__main__":
+    # Stopped (ctest's timeout, make test interrupted), the sandbox of the
+    # block running is removed on the way out as on any other.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     sys.exit(main())
