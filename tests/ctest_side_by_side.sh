@@ -27,28 +27,23 @@ descendants() {
     descendants "$child"
   done
 }
-# Each ctest is frozen first, so that it starts no next test while the runs
+# Each ctest (the other tests' is $rest, the real-parity one a child of its
+# subshell) is frozen first, so that it starts no next test while the runs
 # it started are stopped (SIGTERM: each locksim stops its own servers and
 # removes their folders), then killed.
 stop() {
   trap - INT TERM HUP
-  local pid all=""
-  for pid in $parity $rest; do all="$all $pid $(descendants "$pid")"; done
-  local ctests
-  ctests=$(for pid in $all; do [ "$(ps -o comm= -p "$pid" 2>/dev/null)" = ctest ] && echo "$pid"; done)
+  local pid ctests="$rest"
+  [ -n "$parity" ] && ctests="$ctests $(pgrep -x ctest -P "$parity")"
   for pid in $ctests; do kill -STOP "$pid" 2>/dev/null; done
-  all=""
-  for pid in $parity $rest; do all="$all $pid $(descendants "$pid")"; done
-  for pid in $all; do
-    case " $ctests " in
-      *" $pid "*) ;;
-      *) kill -TERM "$pid" 2>/dev/null ;;
-    esac
+  for pid in $(for c in $ctests; do descendants "$c"; done) $parity; do
+    kill -TERM "$pid" 2>/dev/null
   done
   for pid in $ctests; do kill -KILL "$pid" 2>/dev/null; done
   wait
   exit $((128 + $1))
 }
+
 # Background jobs of a script ignore SIGINT: it is passed on from here.
 trap 'stop 2' INT
 trap 'stop 15' TERM

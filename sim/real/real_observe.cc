@@ -217,11 +217,8 @@ void RealWorld::OnKeyEvent(redisAsyncContext* ac, void* reply, void* privdata) {
 
 void RealWorld::OnKeyChange(int physical, const std::string& key, const std::string& event) {
   const bool gone = event == "del" || event == "expired" || event == "evicted";
-  auto pending = pending_reads_.find({physical, key});
-  auto out = reads_out_.find({physical, key});
-  const bool reading =
-      pending != pending_reads_.end() || (out != reads_out_.end() && out->second > 0);
-  if (gone && !reading) {
+  KeyReadings& readings = readings_[{physical, key}];
+  if (gone && !readings.queued && readings.out == 0) {
     // The event says it all: no reading (and no round trip) needed.
     RecordState(Snapshot{this, physical, key, {event}, now_}, KeyState::Absent(key));
     return;
@@ -231,16 +228,17 @@ void RealWorld::OnKeyChange(int physical, const std::string& key, const std::str
   // reading, answered after this event came, would otherwise be recorded
   // after the absence it precedes (readings are answered in order, so the
   // one sent now comes last).
-  if (pending == pending_reads_.end()) {
-    Snapshot read{this, physical, key, {}, now_};
-    pending = pending_reads_.emplace(std::pair{physical, key}, std::move(read)).first;
-  }
-  pending->second.events.push_back(event);
+  if (!readings.queued) readings.queued = Snapshot{this, physical, key, {}, now_};
+  readings.queued->events.push_back(event);
 }
 
 void RealWorld::ReadPendingStates() {
-  for (auto& [where, snap] : pending_reads_) Snap(std::move(snap));
-  pending_reads_.clear();
+  for (auto& [where, readings] : readings_) {
+    if (!readings.queued) continue;
+    Snapshot snapshot = std::move(*readings.queued);
+    readings.queued.reset();
+    Snap(std::move(snapshot));
+  }
 }
 
 void RealWorld::Snap(Snapshot snapshot) {
@@ -254,14 +252,14 @@ void RealWorld::Snap(Snapshot snapshot) {
     delete snap;
     return;
   }
-  ++reads_out_[{snap->physical, snap->key}];
+  ++readings_[{snap->physical, snap->key}].out;
 }
 
 void RealWorld::OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata) {
   (void)ac;
   std::unique_ptr<Snapshot> snap(static_cast<Snapshot*>(privdata));
   RealWorld* world = snap->world;
-  --world->reads_out_[{snap->physical, snap->key}];  // answered, or dropped with its connection
+  --world->readings_[{snap->physical, snap->key}].out;  // answered, or dropped with its connection
   if (!snap->Caused()) --world->awaiting_observers_;
   if (reply == nullptr || world->dropping_replies_) return;
   if (!world->settling_) world->now_ = std::max(world->now_, world->Elapsed());

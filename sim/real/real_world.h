@@ -24,6 +24,7 @@
 #include <map>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -204,10 +205,12 @@ class RealWorld : public World, public AdapterHost {
     int64_t expiry;
   };
   std::map<std::pair<int, std::string>, Observed> observed_;
-  // (physical, key) -> the reading this turn's events asked for
-  std::map<std::pair<int, std::string>, Snapshot> pending_reads_;
-  // (physical, key) -> readings sent and not answered yet
-  std::map<std::pair<int, std::string>, int> reads_out_;
+  // (physical, key) -> the observer's readings of that key on that node
+  struct KeyReadings {
+    std::optional<Snapshot> queued;  // what this turn's events asked for
+    int out = 0;                     // sent, not answered yet
+  };
+  std::map<std::pair<int, std::string>, KeyReadings> readings_;
   // id -> a client's command that changes may be put down to: those not
   // answered yet (open_flights_) and those answered in the last second
   // (answered_, in the order of their answers, so by time), which a reading
