@@ -129,7 +129,11 @@ ojson SearchCellToJson(const SearchResult& search, const SearchCell& c) {
   j["verdict"] = VerdictName(c.worst);
   j["runs"] = c.runs;
   j["seeds_with_finding"] = c.with_finding;
-  if (c.verified_bound) j["verified_bound"] = *c.verified_bound;
+  if (c.verified_bound) {
+    j["verified_bound"] = *c.verified_bound;
+    j["verified_schedules"] = c.verified_schedules;
+    j["verified_bound_text"] = c.verified_bound_text;
+  }
   ojson outcomes = ojson::array();
   for (const auto& [tokens, n] : c.outcomes) outcomes.push_back({{"outcome", tokens}, {"seeds", n}});
   j["outcomes"] = outcomes;
@@ -140,8 +144,13 @@ ojson SearchCellToJson(const SearchResult& search, const SearchCell& c) {
   j["file"] = "search/" + SearchCellId(c.algorithm, c.fault_class) + ".json";
   j["kind"] = ex.kind;
   j["seed"] = ex.seed;
-  j["rerun"] = "locksim explore --algorithm " + c.algorithm + " --faults " + c.fault_class +
-               " --first-seed " + std::to_string(ex.seed) + " --seeds 1";
+  if (!ex.verify_rerun.empty()) {
+    j["found_by"] = "verify";
+    j["rerun"] = ex.verify_rerun;
+  } else {
+    j["rerun"] = "locksim explore --algorithm " + c.algorithm + " --faults " + c.fault_class +
+                 " --first-seed " + std::to_string(ex.seed) + " --seeds 1";
+  }
   j["shrunk"] = {{"clients", ex.clients},
                  {"faults", ex.faults},
                  {"duration", FormatDuration(ex.duration)}};

@@ -72,6 +72,7 @@ std::string SearchCellLabel(const ojson& c) {
   }
   std::string upper;
   for (char ch : v) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  if (c.value("found_by", "") == "verify") return upper + " by verify";
   return upper + " " + std::to_string(c.value("seeds_with_finding", int64_t{0})) + "/" + runs;
 }
 

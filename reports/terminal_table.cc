@@ -52,12 +52,15 @@ constexpr size_t kTerminalWidth = 120;
 
 // A searched cell's label: "ok" when nothing was found, else the verdict's
 // short form and in how many seeds: "V64" (violated in 64 seeds), "DL3",
-// "DG5"; "-" when skipped.
+// "DG5", "V(v)" when compare --verify found it and no seed did; "verified"
+// within compare --verify's bound; "-" when skipped.
 std::string SearchLabel(const ojson& c) {
   const std::string v = c.value("verdict", "");
   if (v == "skipped") return "-";
   if (v == "safe") return c.contains("verified_bound") ? "verified" : "ok";
-  const std::string n = std::to_string(c.value("seeds_with_finding", int64_t{0}));
+  const std::string n = c.value("found_by", "") == "verify"
+                            ? std::string("(v)")  // found by verify, not by a seed
+                            : std::to_string(c.value("seeds_with_finding", int64_t{0}));
   if (v == "violated") return "V" + n;
   if (v == "deadlock") return "DL" + n;
   if (v == "degraded") return "DG" + n;

@@ -20,6 +20,8 @@ int ReportCommand(const std::vector<std::string>& args);
 // explore_command.cc
 int ExploreCommand(const std::vector<std::string>& args);
 int MergeCommand(const std::vector<std::string>& args);
+// verify_command.cc
+int VerifyCommand(const std::vector<std::string>& args);
 // list_command.cc
 int ListCommand(const std::vector<std::string>& args);
 // serve_command.cc

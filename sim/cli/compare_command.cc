@@ -54,7 +54,7 @@ std::string Absolute(const std::filesystem::path& p) {
 int CompareCommand(const std::vector<std::string>& args) {
   BackendOptions backend;
   std::vector<std::string> algorithms, scenarios;
-  std::string seeds = "1", out_dir = "out", search, search_faults = "all", jobs;
+  std::string seeds = "1", out_dir = "out", search, search_faults = "all", jobs, verify;
   bool quiet = false;
   CommandLine cl(
       "locksim compare [options]\n"
@@ -76,6 +76,10 @@ int CompareCommand(const std::vector<std::string>& args) {
       "the second matrix 'found by search'; counterexamples in DIR/search/")(
       "search-faults", po::value(&search_faults)->default_value("all"),
       "the fault classes (columns) of the searched matrix, as explore's --faults")(
+      "verify", po::value(&verify),
+      "K:E (with --search): verify every cell the seeds found safe, of a class locksim verify "
+      "places, within K faults at the first E instants (locksim verify's world): \"verified to "
+      "bound K faults in E instants\", or verify's counterexample")(
       "jobs", po::value(&jobs), "search worker threads (default: the number of cores); the "
       "output does not depend on it")(
       "quiet,q", po::bool_switch(&quiet), "print only the report's path");
@@ -98,8 +102,19 @@ int CompareCommand(const std::vector<std::string>& args) {
     search_options.jobs =
         jobs.empty() ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
                      : static_cast<int>(ParseIntOption("--jobs", jobs, 1, 1024));
-  } else if (!jobs.empty() || search_faults != "all") {
-    throw InputError(!jobs.empty() ? "--jobs: only with --search" : "--search-faults: only with --search");
+    if (!verify.empty()) {
+      const size_t colon = verify.find(':');
+      if (colon == std::string::npos) {
+        throw InputError("--verify: expected K:E (faults, instants), such as 2:40, got \"" + verify + "\"");
+      }
+      search_options.verify_faults = static_cast<int>(ParseIntOption("--verify", verify.substr(0, colon), 1, 8));
+      search_options.verify_events =
+          static_cast<int>(ParseIntOption("--verify", verify.substr(colon + 1), 1, 100000));
+    }
+  } else if (!jobs.empty() || search_faults != "all" || !verify.empty()) {
+    throw InputError(!jobs.empty()              ? "--jobs: only with --search"
+                     : !verify.empty()          ? "--verify: only with --search"
+                                                : "--search-faults: only with --search");
   }
   const std::filesystem::path dir = EnsureFolder(out_dir, "--out");
 

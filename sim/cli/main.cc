@@ -35,6 +35,8 @@ constexpr char kUsage[] =
     "  explore --algorithm ID  generate scenarios from seeds, shrink every\n"
     "                      violation into a scenario file, group them by kind\n"
     "  merge DIR...        combine the outputs of explore --shard i/N runs\n"
+    "  verify --algorithm ID  every placement of faults within a bound: a\n"
+    "                      counterexample, or no violation in N schedules\n"
     "  list                list the lock algorithms\n"
     "  serve --port P      serve one virtual Redis node over RESP2 on 127.0.0.1\n"
     "                      (redis-cli, hiredis, any client library)\n"
@@ -43,7 +45,7 @@ constexpr char kUsage[] =
     "exit codes: 0  a single run: its verdict is safe; expectation runs (run over\n"
     "               files with \"expect\", check, run --label): every expectation met;\n"
     "               compare: every cell safe and as expected; explore, merge: no\n"
-    "               violation found\n"
+    "               violation found; verify: none within the bound\n"
     "            1  otherwise: violated, deadlock or degraded; an expectation not met\n"
     "            2  bad input or usage\n"
     "            3  the harness failed\n"
@@ -65,6 +67,7 @@ int Main(int argc, char** argv) {
     if (command == "serve") return ServeCommand(args);
     if (command == "explore") return ExploreCommand(args);
     if (command == "merge") return MergeCommand(args);
+    if (command == "verify") return VerifyCommand(args);
     if (command == "help" || command == "--help" || command == "-h") {
       std::fputs(kUsage, stdout);
       return kExitSafe;

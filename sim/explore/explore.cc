@@ -49,7 +49,38 @@ std::string EffectToken(const RunResult& r) {
   }
 }
 
-// The tokens of a run's outcome, sorted (explore.h); empty when safe.
+// What a shrunk scenario still needs of its shape besides faults.
+std::vector<std::string> Features(const ojson& doc) {
+  std::vector<std::string> out;
+  bool reenter = false, threads = false;
+  for (const ojson& c : doc["clients"]) {
+    reenter = reenter || c.value("reenter", false);
+    threads = threads || c.value("threads", int64_t{1}) > 1;
+  }
+  if (reenter) out.push_back("reenter");
+  if (threads) out.push_back("threads");
+  return out;
+}
+
+std::string FileName(uint64_t seed) { return "explore-seed" + std::to_string(seed); }
+
+std::string Plural(int64_t n, const std::string& what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+int64_t Iterations(const ojson& doc) {
+  int64_t sum = 0;
+  for (const ojson& c : doc["clients"]) sum += c.value("iterations", int64_t{1});
+  return sum;
+}
+
+Nanos DurationOf(const ojson& doc) {
+  std::string error;
+  return ParseDuration(doc["duration"].get<std::string>(), &error).value_or(Nanos{0});
+}
+
+}  // namespace
+
 std::vector<std::string> Signature(const RunResult& r) {
   std::set<std::string> tokens;
   for (const Violation& v : r.check.violations) {
@@ -118,38 +149,6 @@ std::vector<std::string> KindFaultClasses(const ojson& doc, const std::vector<st
   }
   return out;
 }
-
-// What a shrunk scenario still needs of its shape besides faults.
-std::vector<std::string> Features(const ojson& doc) {
-  std::vector<std::string> out;
-  bool reenter = false, threads = false;
-  for (const ojson& c : doc["clients"]) {
-    reenter = reenter || c.value("reenter", false);
-    threads = threads || c.value("threads", int64_t{1}) > 1;
-  }
-  if (reenter) out.push_back("reenter");
-  if (threads) out.push_back("threads");
-  return out;
-}
-
-std::string FileName(uint64_t seed) { return "explore-seed" + std::to_string(seed); }
-
-std::string Plural(int64_t n, const std::string& what) {
-  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-}
-
-int64_t Iterations(const ojson& doc) {
-  int64_t sum = 0;
-  for (const ojson& c : doc["clients"]) sum += c.value("iterations", int64_t{1});
-  return sum;
-}
-
-Nanos DurationOf(const ojson& doc) {
-  std::string error;
-  return ParseDuration(doc["duration"].get<std::string>(), &error).value_or(Nanos{0});
-}
-
-}  // namespace
 
 bool Shorter(const Finding& a, const Finding& b) {
   return std::tie(a.duration, a.clients, a.fault_count, a.iterations, a.seed) <

@@ -64,6 +64,18 @@ struct Finding {
   int shrink_runs = 0;
 };
 
+// The tokens of a run's outcome, sorted: the kind's first part (above);
+// empty when the run is safe.
+std::vector<std::string> Signature(const RunResult& r);
+// The contract a client keeps with its lock, within which explore (and
+// verify) look for violations: a lease of at least 100ms, work that takes
+// at most 80% of it, a socket timeout on a link that loses messages.
+bool KeepsContract(const Scenario& s);
+// The kind's second part: the fault classes of a scenario document's
+// faults (a pause of one of `nodes` as "node-pause").
+std::vector<std::string> KindFaultClasses(const nlohmann::ordered_json& doc,
+                                          const std::vector<std::string>& nodes);
+
 // What one seed's run gave, before any shrinking: its verdict and its
 // tokens (the kind's first part; empty when safe).
 struct SeedOutcome {

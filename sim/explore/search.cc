@@ -12,6 +12,7 @@
 #include "sim/core/errors.h"
 #include "sim/explore/explore.h"
 #include "sim/explore/generate.h"
+#include "sim/explore/verify.h"
 #include "sim/run/runner.h"
 
 namespace locksim {
@@ -62,6 +63,46 @@ SearchCell SearchOneCell(const std::string& algorithm, const std::string& cls,
   for (uint64_t seed : worst_seeds) {
     std::optional<Finding> f = ExploreSeed(spec, seed);
     if (f && (!best || Shorter(*f, *best))) best = std::move(f);
+  }
+  if (!best && cell.worst == Verdict::kSafe && options.verify_faults > 0) {
+    VerifySpec v;
+    v.algorithm = algorithm;
+    v.faults = {cls};
+    v.max_faults = options.verify_faults;
+    v.events = options.verify_events;
+    bool verifiable = true;
+    try {
+      CheckVerifySpec(v);
+    } catch (const InputError&) {
+      verifiable = false;  // a class or a variant verify does not place
+    }
+    if (verifiable && cls != "none") {
+      const VerifyResult r = RunVerify(v, 1);
+      if (!r.finding) {
+        cell.verified_bound = std::to_string(v.max_faults) + " fault" + (v.max_faults == 1 ? "" : "s") +
+                              " in " + std::to_string(v.events) + " instants";
+        cell.verified_schedules = r.schedules;
+        cell.verified_bound_text = BoundText(v);
+      } else {
+        cell.worst = ParseVerdict(r.finding->verdict).value_or(Verdict::kViolated);
+        cell.outcomes.emplace_back(Join(r.finding->tokens, "+"), 0);
+        SearchExample ex;
+        ex.seed = v.seed;
+        ex.kind = r.finding->kind;
+        ex.scenario_text = r.finding->text;
+        const Scenario s = ParseScenario(r.finding->text, "verify-" + algorithm);
+        ex.clients = static_cast<int64_t>(s.clients.size());
+        ex.faults = static_cast<int64_t>(s.faults.size());
+        ex.duration = s.duration;
+        ex.verify_rerun = "locksim verify --algorithm " + algorithm + " --faults " + cls +
+                          " --max-faults " + std::to_string(v.max_faults) + " --events " +
+                          std::to_string(v.events);
+        RunOptions replay;
+        replay.label = algorithm;
+        ex.run = RunScenario(s, replay);
+        cell.example = std::move(ex);
+      }
+    }
   }
   if (best) {
     SearchExample ex;

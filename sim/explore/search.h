@@ -3,7 +3,9 @@
 // A cell's verdict is the worst any seed gave (violated > deadlock >
 // degraded > safe); its example is the shortest shrunk counterexample among
 // the first few seeds with that verdict, replayable as a scenario file.
-// "No finding in N seeds" is what a safe cell says, nothing more.
+// "No finding in N seeds" is what a safe cell says, nothing more; with
+// --verify, a safe cell verify can search says "verified to bound B", or
+// becomes violated with verify's counterexample.
 //
 // Everything is a function of (algorithms, classes, first seed, N): each
 // cell is computed by one worker from its own seeds, so the result does not
@@ -28,6 +30,11 @@ struct SearchOptions {
   uint64_t first_seed = 1;
   uint64_t seeds = 0;  // per cell
   int jobs = 1;
+  // compare --verify K:E: a cell the seeds found safe, of a class verify
+  // places, is then verified within K faults at the first E instants
+  // (verify's default world otherwise); 0 faults: no verification.
+  int verify_faults = 0;
+  int verify_events = 40;
 };
 
 // Called after each cell: cells done, cells in all, "algorithm × class".

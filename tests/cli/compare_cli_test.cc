@@ -155,5 +155,38 @@ TEST_F(CompareCliTest, SeveralSeedsPerCell) {
   EXPECT_NE(json.find("\"violations\": 3"), std::string::npos);
 }
 
+// compare --search N --verify K:E: a cell the seeds found safe is verified
+// within the bound ("verified to bound ...", every report format), or takes
+// verify's counterexample when a schedule violates.
+TEST_F(CompareCliTest, VerifyMarksSearchedCellsVerifiedOrFoundByVerify) {
+  Outcome o = Locksim("compare --algorithms setnx-simple,redlock --scenarios " +
+                      ScenarioPath("f09-node-clock-jump") +
+                      " --search 20 --search-faults node-clock --verify 2:40 --out " + Out("o"));
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  const std::string results = Slurp(Out("o") + "/results.json");
+  EXPECT_NE(results.find("\"verified_bound\": \"2 faults in 40 instants\""), std::string::npos);
+  EXPECT_NE(results.find("\"found_by\": \"verify\""), std::string::npos);
+  EXPECT_NE(results.find("\"rerun\": \"locksim verify --algorithm redlock --faults node-clock "
+                         "--max-faults 2 --events 40\""),
+            std::string::npos);
+  EXPECT_NE(Slurp(Out("o") + "/summary.md").find("verified to bound 2 faults in 40 instants"),
+            std::string::npos);
+  EXPECT_NE(Slurp(Out("o") + "/summary.md").find("VIOLATED by verify"), std::string::npos);
+  EXPECT_NE(Slurp(Out("o") + "/report.html").find("verified to bound 2 faults in 40 instants"),
+            std::string::npos);
+  EXPECT_NE(o.out.find("verified"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("V(v)"), std::string::npos) << o.out;
+  // The counterexample is a scenario file `locksim run` replays.
+  Outcome replay = Locksim("run " + Out("o") + "/search/search--redlock--node-clock.json");
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+
+  o = Locksim("compare --verify 2:40 --out " + Out("o"));
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("--verify: only with --search"), std::string::npos) << o.err;
+  o = Locksim("compare --search 2 --verify 2 --out " + Out("o"));
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("--verify: expected K:E"), std::string::npos) << o.err;
+}
+
 }  // namespace
 }  // namespace locksim

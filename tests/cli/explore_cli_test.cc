@@ -174,5 +174,60 @@ TEST_F(ExploreCliTest, BadInputExitsTwoNamingTheOption) {
   }
 }
 
+// `locksim verify` as a user runs it: a counterexample `locksim run`
+// replays (exit 1), a verified bound (exit 0) whose summary does not depend
+// on --jobs, bad input exit 2 naming the option.
+TEST_F(ExploreCliTest, VerifyWritesAReplayableCounterexample) {
+  Outcome o = Locksim("verify --algorithm set-nx-px --faults pause --out " + Out("v"));
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  EXPECT_NE(o.out.find("verify set-nx-px: violated"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("explored before it"), std::string::npos) << o.out;
+  const auto summary = nlohmann::json::parse(Slurp(Out("v") + "/summary.json"));
+  EXPECT_EQ(summary["verified"], false);
+  EXPECT_EQ(summary["finding"]["file"], "counterexample.json");
+  Outcome replay = Locksim("run " + Out("v") + "/counterexample.json");
+  EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  EXPECT_NE(replay.out.find("1 of 1 runs as expected"), std::string::npos) << replay.out;
+}
+
+TEST_F(ExploreCliTest, VerifyReportsTheBoundAndTheSameCountForAnyJobs) {
+  const std::string args = "verify --algorithm setnx-simple --faults pause --clients 3";
+  Outcome one = Locksim(args + " --jobs 1 --out " + Out("j1"));
+  Outcome two = Locksim(args + " --jobs 2 --out " + Out("j2"));
+  EXPECT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_NE(one.out.find("no violation in "), std::string::npos) << one.out;
+  EXPECT_NE(one.out.find("within bound: up to 2 faults (pause)"), std::string::npos) << one.out;
+  auto a = nlohmann::json::parse(Slurp(Out("j1") + "/summary.json"));
+  auto b = nlohmann::json::parse(Slurp(Out("j2") + "/summary.json"));
+  EXPECT_EQ(a["verified"], true);
+  EXPECT_GT(a["schedules"].get<int64_t>(), 100);
+  a.erase("seconds");  // wall time: the one field that varies
+  b.erase("seconds");
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(one.out.substr(0, one.out.find('\n')), two.out.substr(0, two.out.find('\n')));
+  EXPECT_FALSE(fs::exists(Out("j1") + "/counterexample.json"));
+}
+
+TEST_F(ExploreCliTest, VerifyBadInputExitsTwoNamingTheOption) {
+  struct Case {
+    std::string args, message;
+  } cases[] = {
+      {"verify --faults pause", "missing --algorithm"},
+      {"verify --algorithm nope", "--algorithm: unknown algorithm \"nope\""},
+      {"verify --algorithm set-nx-px --faults partition", "--faults: verify does not place partition"},
+      {"verify --algorithm set-nx-px --faults gc", "--faults: unknown fault class \"gc\""},
+      {"verify --algorithm rate-limit-naive", "--algorithm: rate-limit-naive is a rate limiter"},
+      {"verify --algorithm set-nx-px --max-faults 9", "--max-faults: expected an integer"},
+      {"verify --algorithm set-nx-px --ttl fast", "--ttl: expected a positive duration"},
+      {"verify --algorithm set-nx-px --hold 2s", "--hold: at most 80% of the lease"},
+  };
+  for (const Case& c : cases) {
+    Outcome o = Locksim(c.args + " --out " + Out("bad"));
+    EXPECT_EQ(o.exit_code, 2) << c.args << "\n" << o.err;
+    EXPECT_NE(o.err.find(c.message), std::string::npos) << c.args << "\n" << o.err;
+  }
+}
+
 }  // namespace
 }  // namespace locksim

@@ -1,0 +1,632 @@
+#include "sim/explore/verify.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <unordered_map>
+
+#include "lockimpls/lock.h"
+#include "reports/run_json.h"
+#include "sim/core/errors.h"
+#include "sim/explore/explore.h"
+#include "sim/explore/generate.h"
+#include "sim/explore/shrink.h"
+#include "sim/run/runner.h"
+#include "sim/scenario/scenario.h"
+
+namespace locksim {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+using std::chrono::milliseconds;
+
+constexpr int kShrinkBudget = 600;
+constexpr Nanos kLatency = std::chrono::microseconds(200);
+constexpr Nanos kNodeRestart = milliseconds(10);
+// The classes verify places (verify.h), in generate.h's canonical order.
+const std::vector<std::string> kPlaced = {"none",         "pause",      "client-clock",
+                                          "node-clock",   "client-crash", "node-crash",
+                                          "expire"};
+
+std::string Join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+bool Has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+Nanos PauseOf(const VerifySpec& s) { return s.pause.count() > 0 ? s.pause : s.ttl * 3 / 2; }
+Nanos DelayOf(const VerifySpec& s) { return s.delay.count() > 0 ? s.delay : s.ttl; }
+int NodesOf(const VerifySpec& s) { return s.algorithm == "redlock" ? 3 : 1; }
+bool Placing(const VerifySpec& s) {
+  return std::any_of(s.faults.begin(), s.faults.end(), [](const std::string& c) { return c != "none"; });
+}
+
+std::vector<std::string> Masters(const VerifySpec& s) {
+  std::vector<std::string> out;
+  for (int i = 0; i < NodesOf(s); ++i) out.push_back("redis" + std::to_string(i));
+  return out;
+}
+
+std::vector<std::string> ClientNames(const VerifySpec& s) {
+  std::vector<std::string> out;
+  for (int i = 0; i < s.clients; ++i) out.push_back(std::string(1, char('A' + i)));
+  return out;
+}
+
+std::string Plural(int64_t n, const std::string& what) {
+  return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
+// One choice: a fault placed at an instant. `text` is the fault without
+// its time: what orders the choices of one instant.
+struct Choice {
+  Nanos at{0};
+  std::string text;
+  ojson fault;
+  bool delay = false;
+};
+
+bool Before(const Choice& a, const Choice& b) {
+  return a.at != b.at ? a.at < b.at : a.text < b.text;
+}
+
+Choice Place(ojson variant, Nanos at, bool delay) {
+  Choice c;
+  c.at = at;
+  c.text = variant.dump();
+  c.delay = delay;
+  ojson fault;
+  fault["type"] = variant["type"];
+  fault["at"] = FormatDuration(at);
+  for (const auto& [k, v] : variant.items()) {
+    if (k != "type") fault[k] = v;
+  }
+  c.fault = std::move(fault);
+  return c;
+}
+
+// A run's first `events` instants at which a client acted: for each, the
+// clients acting there and those sending a command. `total`: how many
+// such instants the whole run had.
+using Acting = std::pair<std::set<int>, std::set<int>>;
+std::map<Nanos, Acting> InstantsOf(const VerifySpec& spec, const RunResult& run,
+                                   int64_t* total = nullptr) {
+  const History& h = run.history;
+  std::vector<int> client_actor;  // by client index: its main actor
+  for (const std::string& c : ClientNames(spec)) client_actor.push_back(h.Find(c));
+  std::map<Nanos, Acting> instants;
+  std::set<Nanos> all;
+  for (const Op& op : h.ops()) {
+    const auto client = std::find(client_actor.begin(), client_actor.end(), h.owner(op.actor));
+    if (client == client_actor.end()) continue;  // the nemesis, a node
+    if (total != nullptr) all.insert(op.time);
+    if (instants.size() == static_cast<size_t>(spec.events) && !instants.contains(op.time)) continue;
+    auto& [acting, sending] = instants[op.time];
+    const int i = static_cast<int>(client - client_actor.begin());
+    acting.insert(i);
+    if (op.f == OpF::kRedis && op.type == OpType::kInvoke) sending.insert(i);
+  }
+  if (total != nullptr) *total = static_cast<int64_t>(all.size());
+  return instants;
+}
+
+// What a run offers the next choice: at each of its first `events`
+// instants, the faults that can land there (verify.h), in order.
+std::vector<Choice> ChoicesOf(const VerifySpec& spec, const RunResult& run, bool faults_left,
+                              bool delays_left) {
+  const std::vector<std::string> clients = ClientNames(spec);
+  const std::vector<std::string> masters = Masters(spec);
+  const std::map<Nanos, Acting> instants = InstantsOf(spec, run);
+  const std::string two_leases = FormatDuration(spec.ttl * 2);
+  std::vector<Choice> out;
+  for (const auto& [at, who] : instants) {
+    const auto& [acting, sending] = who;
+    if (faults_left) {
+      for (const std::string& cls : spec.faults) {
+        if (cls == "pause" || cls == "client-clock" || cls == "client-crash") {
+          for (int i : acting) {
+            const std::string& name = clients[static_cast<size_t>(i)];
+            if (cls == "pause") {
+              out.push_back(Place({{"type", "pause"}, {"process", name},
+                                   {"duration", FormatDuration(PauseOf(spec))}}, at, false));
+            } else if (cls == "client-clock") {
+              for (const char* sign : {"+", "-"}) {
+                out.push_back(Place({{"type", "clock"}, {"process", name},
+                                     {"jump", sign + two_leases}}, at, false));
+              }
+            } else {
+              out.push_back(Place({{"type", "crash"}, {"process", name}}, at, false));
+            }
+          }
+        } else if (cls == "node-clock") {
+          for (const std::string& m : masters) {
+            out.push_back(Place({{"type", "clock"}, {"process", m}, {"jump", "+" + two_leases}},
+                                at, false));
+          }
+        } else if (cls == "node-crash") {
+          for (const std::string& m : masters) {
+            out.push_back(Place({{"type", "crash"}, {"process", m},
+                                 {"restart_after", FormatDuration(kNodeRestart)}}, at, false));
+          }
+        } else if (cls == "expire") {
+          out.push_back(Place({{"type", "expire"}}, at, false));
+        }
+      }
+    }
+    if (delays_left) {
+      for (int i : sending) {
+        out.push_back(Place({{"type", "delay"},
+                             {"between", ojson::array({ojson::array({clients[static_cast<size_t>(i)]}),
+                                                       masters})},
+                             {"latency", FormatDuration(DelayOf(spec))},
+                             {"duration", "1ns"}},
+                            at, true));
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), Before);
+  return out;
+}
+
+// The state a run leaves (verify.h): its history's text without the
+// pause and resume records.
+std::string StateText(const RunResult& run) {
+  const History& h = run.history;
+  std::string text;
+  for (const Op& op : h.ops()) {
+    if (op.actor == h.nemesis() && (op.f == OpF::kPause || op.f == OpF::kResume)) continue;
+    text += std::to_string(op.time.count());
+    text += ' ';
+    text += std::to_string(op.actor);
+    text += ' ';
+    text += OpTypeName(op.type);
+    text += ' ';
+    text += OpFName(op.f);
+    text += ' ';
+    text += h.ValueText(op);
+    text += '\n';
+  }
+  return text;
+}
+
+RunOptions VerifyRunOptions(const VerifySpec& spec) {
+  RunOptions o;
+  o.algorithm = spec.algorithm;
+  return o;
+}
+
+RunResult RunSchedule(const VerifySpec& spec, const ojson& faults) {
+  const ojson doc = VerifyScenario(spec, faults);
+  Scenario s;
+  try {
+    s = ParseScenario(doc.dump(), "verify-" + spec.algorithm);
+  } catch (const InputError& e) {
+    throw HarnessError("verify: a schedule the parser refuses: " + std::string(e.what()));
+  }
+  return RunScenario(s, VerifyRunOptions(spec));
+}
+
+bool Unsafe(const RunResult& r) { return r.verdict() != Verdict::kSafe; }
+
+// A schedule: its choices in order, and what is left of the bound.
+struct Node {
+  std::vector<Choice> choices;
+  int faults_left = 0;
+  int delays_left = 0;
+};
+
+ojson FaultsOf(const std::vector<Choice>& choices) {
+  ojson faults = ojson::array();
+  for (const Choice& c : choices) faults.push_back(c.fault);
+  return faults;
+}
+
+// The states one subtree has seen (verify.h).
+class SeenStates {
+ public:
+  SeenStates(bool on, std::function<uint64_t(const std::string&)> hash)
+      : on_(on), hash_(std::move(hash)) {
+    if (!hash_) hash_ = [](const std::string& s) { return std::hash<std::string>{}(s); };
+  }
+  // Whether a state seen before covers this one; if not, records it.
+  bool Covered(std::string text, const Node& node) {
+    if (!on_) return false;
+    Entry mine{std::move(text), node.faults_left, node.delays_left,
+               node.choices.empty() ? Nanos::min() : node.choices.back().at,
+               node.choices.empty() ? std::string() : node.choices.back().text};
+    std::vector<Entry>& bucket = by_hash_[hash_(mine.text)];
+    for (const Entry& e : bucket) {
+      if (e.text != mine.text) continue;  // a collision: a different state
+      if (e.faults_left >= mine.faults_left && e.delays_left >= mine.delays_left &&
+          (e.after < mine.after || (e.after == mine.after && e.after_text <= mine.after_text))) {
+        return true;
+      }
+    }
+    bucket.push_back(std::move(mine));
+    return false;
+  }
+
+ private:
+  struct Entry {
+    std::string text;
+    int faults_left;
+    int delays_left;
+    Nanos after;  // the lower bound of its next choice
+    std::string after_text;
+  };
+  bool on_;
+  std::function<uint64_t(const std::string&)> hash_;
+  std::unordered_map<uint64_t, std::vector<Entry>> by_hash_;
+};
+
+// One subtree's depth-first search.
+struct SubtreeResult {
+  int64_t runs = 0;
+  int64_t schedules = 0;
+  int64_t skipped = 0;
+  std::optional<int64_t> finding_run;  // its ordinal within the subtree (1-based)
+  std::vector<Choice> finding;
+};
+
+class Searcher {
+ public:
+  Searcher(const VerifySpec& spec, SeenStates* seen, const std::function<void()>& tick,
+           const std::atomic<bool>* stop)
+      : spec_(spec), seen_(seen), tick_(tick), stop_(stop) {}
+
+  // Runs `node` and, unless it is covered or its run violated, its
+  // children. Returns true when a finding ends the search.
+  bool Visit(const Node& node) {
+    if (stop_ != nullptr && stop_->load()) return true;
+    const RunResult run = RunSchedule(spec_, FaultsOf(node.choices));
+    ++result_.runs;
+    if (tick_) tick_();
+    if (Unsafe(run)) {
+      result_.finding_run = result_.runs;
+      result_.finding = node.choices;
+      return true;
+    }
+    if (seen_->Covered(StateText(run), node)) {
+      ++result_.skipped;
+      return false;
+    }
+    ++result_.schedules;
+    for (const Choice& c : Children(node, run)) {
+      Node child = node;
+      child.choices.push_back(c);
+      (c.delay ? child.delays_left : child.faults_left) -= 1;
+      if (Visit(child)) return true;
+    }
+    return false;
+  }
+
+  std::vector<Choice> Children(const Node& node, const RunResult& run) const {
+    std::vector<Choice> out;
+    if (node.faults_left == 0 && node.delays_left == 0) return out;
+    for (Choice& c : ChoicesOf(spec_, run, node.faults_left > 0, node.delays_left > 0)) {
+      if (!node.choices.empty() && !Before(node.choices.back(), c)) continue;
+      out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  SubtreeResult& result() { return result_; }
+
+ private:
+  const VerifySpec& spec_;
+  SeenStates* seen_;
+  const std::function<void()>& tick_;
+  const std::atomic<bool>* stop_;
+  SubtreeResult result_;
+};
+
+// The finding's scenario file: shrunk, with its "expect", replayed.
+VerifyFinding MakeFinding(const VerifySpec& spec, const std::vector<Choice>& choices,
+                          int64_t ordinal) {
+  const std::string file = "verify-" + spec.algorithm;
+  auto run = [&](const ojson& doc) -> std::optional<RunResult> {
+    Scenario s;
+    try {
+      s = ParseScenario(doc.dump(), file);
+    } catch (const InputError&) {
+      return std::nullopt;
+    }
+    if (!KeepsContract(s)) return std::nullopt;
+    return RunScenario(s, VerifyRunOptions(spec));
+  };
+  const ojson doc = VerifyScenario(spec, FaultsOf(choices));
+  const std::optional<RunResult> first = run(doc);
+  if (!first || !Unsafe(*first)) {
+    throw HarnessError("verify: the schedule that violated did not violate again");
+  }
+  const std::vector<std::string> signature = Signature(*first);
+  auto keeps = [&](const ojson& candidate) {
+    std::optional<RunResult> r = run(candidate);
+    return r && r->verdict() == first->verdict() && r->unfired.empty() &&
+           Signature(*r) == signature;
+  };
+  VerifyFinding f;
+  f.ordinal = ordinal;
+  f.schedule = FaultsOf(choices);
+  f.tokens = signature;
+  ShrinkStats stats;
+  const ojson small = keeps(doc) ? Shrink(doc, keeps, kShrinkBudget, &stats) : doc;
+  f.shrink_runs = stats.runs;
+  const RunResult result = *run(small);
+  f.verdict = VerdictName(result.verdict());
+  const std::vector<std::string> classes = KindFaultClasses(small, result.scenario.NodeNames());
+  f.kind = Join(signature, "+") + "--" + (classes.empty() ? std::string("no-fault") : Join(classes, "+"));
+
+  std::string story;
+  for (const Violation& v : result.check.violations) {
+    story += (story.empty() ? "" : "; ") + DescribeViolation(result, v);
+  }
+  if (!result.effect.holds) story += (story.empty() ? "" : "; ") + Join(result.effect.sentences, "; ");
+  if (!result.violated() && !result.liveness.text.empty()) {
+    story += (story.empty() ? "" : "; ") + result.liveness.text;
+  }
+  ojson out;
+  out["name"] = "verify-" + spec.algorithm;
+  out["description"] = "Found by locksim verify --algorithm " + spec.algorithm + " --faults " +
+                       Join(spec.faults, ",") + " (" + BoundText(spec) + ") at schedule " +
+                       std::to_string(ordinal) + " of its depth-first order, " +
+                       Plural(static_cast<int64_t>(choices.size()), "fault") +
+                       " placed, then shrunk. Kind " + f.kind + ": " + story + ".";
+  out["source"] = "locksim verify";
+  for (const auto& [k, v] : small.items()) {
+    if (k == "faults" && v.empty()) continue;
+    if (k == "name") continue;
+    out[k] = v;
+  }
+  ojson expect;
+  expect["verdict"] = VerdictName(result.verdict());
+  expect["kinds"] = ViolationKindNames(result.Kinds());
+  expect["overlaps"] = result.OverlapPairs();
+  expect["invariant"] = result.effect.holds ? "holds" : "broken";
+  expect["note"] = "verify kind " + f.kind;
+  out["expect"] = {{spec.algorithm, expect}};
+  f.text = out.dump(2) + "\n";
+
+  // The file replays, through the parser, to what it expects.
+  const Scenario saved = ParseScenario(f.text, "counterexample.json");
+  RunOptions replay;
+  replay.label = spec.algorithm;
+  const RunResult again = RunScenario(saved, replay);
+  if (again.ExpectationMet() != true || Signature(again) != signature) {
+    throw HarnessError("verify: the counterexample does not replay to the same outcome");
+  }
+  return f;
+}
+
+}  // namespace
+
+void CheckVerifySpec(const VerifySpec& spec) {
+  const AlgorithmInfo* algo = FindAlgorithm(spec.algorithm);
+  if (algo == nullptr) {
+    throw InputError("--algorithm: unknown algorithm \"" + spec.algorithm + "\" (known: " +
+                     AlgorithmIds() + ")");
+  }
+  if (algo->is_limiter()) {
+    throw InputError("--algorithm: " + spec.algorithm +
+                     " is a rate limiter; verify checks locks (explore searches limiters)");
+  }
+  if (algo->real_only()) {
+    throw InputError("--algorithm: " + spec.algorithm +
+                     " drives a third-party client on real servers; verify runs on the virtual "
+                     "Redis only (explore it with --backend real)");
+  }
+  for (const std::string& c : spec.faults) {
+    if (!Has(kPlaced, c)) {
+      throw InputError("--faults: verify does not place " + c + " faults (it places " +
+                       Join(kPlaced, ", ") + "; locksim explore draws the others)");
+    }
+  }
+  if (spec.faults.empty()) throw InputError("--faults: no fault class given");
+  auto range = [](const std::string& option, int64_t v, int64_t lo, int64_t hi) {
+    if (v < lo || v > hi) {
+      throw InputError(option + ": " + std::to_string(v) + " is out of range [" +
+                       std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    }
+  };
+  range("--max-faults", spec.max_faults, 0, 8);
+  range("--max-delays", spec.max_delays, 0, 8);
+  range("--events", spec.events, 1, 100000);
+  range("--clients", spec.clients, 1, 8);
+  range("--iterations", spec.iterations, 1, 100);
+  range("--tries", spec.tries, 0, 1000000);
+  if (spec.ttl < milliseconds(100)) throw InputError("--ttl: at least 100ms (explore's lease contract)");
+  if (spec.hold * 5 > spec.ttl * 4) {
+    throw InputError("--hold: at most 80% of the lease (" + FormatDuration(spec.ttl * 4 / 5) +
+                     "): a longer hold is a usage bug, not the lock's");
+  }
+}
+
+std::string BoundText(const VerifySpec& spec) {
+  const bool placing = Placing(spec);
+  std::vector<std::string> classes;
+  for (const std::string& c : spec.faults) {
+    if (c != "none") classes.push_back(c);
+  }
+  std::string text = placing ? "up to " + Plural(spec.max_faults, "fault") + " (" +
+                                   Join(classes, ", ") + ")"
+                             : std::string("no fault");
+  if (spec.max_delays > 0) text += (placing ? " and " : ", up to ") + (spec.max_delays == 1 ? std::string("1 delayed delivery") : std::to_string(spec.max_delays) + " delayed deliveries") + " of " + FormatDuration(DelayOf(spec));
+  if (placing || spec.max_delays > 0) text += ", each at one of the first " + std::to_string(spec.events) + " instants";
+  text += "; " + Plural(spec.clients, "client") + " x " + Plural(spec.iterations, "iteration") +
+          ", lease " + FormatDuration(spec.ttl) + ", hold " + FormatDuration(spec.hold);
+  if (spec.tries > 0) text += ", " + std::to_string(spec.tries) + (spec.tries == 1 ? " try" : " tries") + " an acquisition";
+  if (Has(spec.faults, "pause")) text += ", pause " + FormatDuration(PauseOf(spec));
+  return text;
+}
+
+ojson VerifyScenario(const VerifySpec& spec, const ojson& faults) {
+  const int nodes = NodesOf(spec);
+  ojson doc;
+  doc["name"] = "verify-" + spec.algorithm;
+  doc["algorithm"] = spec.algorithm;
+  doc["seed"] = spec.seed;
+  doc["duration"] = "1m";
+  if (nodes > 1) doc["nodes"] = nodes;
+  ojson network;
+  network["latency"] = {{"min", FormatDuration(kLatency)}, {"max", FormatDuration(kLatency)}};
+  // Redlock gives up on a node that does not answer (redlock-rb's socket
+  // timeout), as explore's scenarios do.
+  if (spec.algorithm == "redlock") network["timeout"] = "50ms";
+  doc["network"] = network;
+  doc["lock"] = {{"ttl", FormatDuration(spec.ttl)},
+                 {"retry_delay", FormatDuration(spec.retry_delay)},
+                 {"acquire_timeout", "30s"}};
+  if (spec.tries > 0) doc["lock"]["tries"] = spec.tries;
+  doc["workload"] = {{"type", "counter"}};
+  ojson clients = ojson::array();
+  int64_t k = 0;
+  for (const std::string& name : ClientNames(spec)) {
+    clients.push_back({{"name", name},
+                       {"start", FormatDuration(milliseconds(10) * k++)},
+                       {"hold", FormatDuration(spec.hold)},
+                       {"iterations", spec.iterations}});
+  }
+  doc["clients"] = clients;
+  doc["faults"] = faults;
+  // The lock not coming back within a lease, a second and every outage
+  // the bound allows is the lock's doing (explore's rule).
+  const Nanos outages = PauseOf(spec) * spec.max_faults + DelayOf(spec) * spec.max_delays;
+  doc["liveness"] = {{"deadlock_after", FormatDuration(spec.ttl + std::chrono::seconds(1) + outages)}};
+  return doc;
+}
+
+VerifyResult RunVerify(const VerifySpec& spec, int jobs,
+                       const std::function<void(const VerifyProgress&)>& progress) {
+  CheckVerifySpec(spec);
+  VerifyResult result;
+  Node root;
+  root.faults_left = Placing(spec) ? spec.max_faults : 0;
+  root.delays_left = spec.max_delays;
+  const RunResult root_run = RunSchedule(spec, ojson::array());
+  int64_t total = 0;
+  const std::map<Nanos, Acting> reach = InstantsOf(spec, root_run, &total);
+  result.instants = total;
+  if (!reach.empty()) result.horizon = reach.rbegin()->first;
+  if (Unsafe(root_run)) {
+    result.schedules = 1;
+    result.finding = MakeFinding(spec, {}, 1);
+    return result;
+  }
+  const std::string root_state = StateText(root_run);
+  // Each subtree's record of states starts with the root's.
+  auto fresh_seen = [&] {
+    auto seen = std::make_unique<SeenStates>(spec.state_cache, spec.hash);
+    seen->Covered(root_state, root);
+    return seen;
+  };
+  std::vector<Choice> firsts;
+  {
+    SeenStates unused(false, {});
+    const std::function<void()> none;
+    firsts = Searcher(spec, &unused, none, nullptr).Children(root, root_run);
+  }
+
+  std::mutex mu;
+  VerifyProgress shown;
+  shown.runs = 1;
+  shown.subtrees = static_cast<int64_t>(firsts.size());
+  std::vector<SubtreeResult> subtrees(firsts.size());
+  std::atomic<size_t> next{0};
+  // The lowest subtree with a finding so far: those after it are not needed.
+  std::atomic<size_t> first_finding{firsts.size()};
+  auto worker = [&] {
+    for (;;) {
+      const size_t i = next.fetch_add(1);
+      if (i >= firsts.size() || i > first_finding.load()) return;
+      std::unique_ptr<SeenStates> seen = fresh_seen();
+      std::atomic<bool> stop{false};
+      const std::function<void()> tick = [&] {
+        if (i > first_finding.load()) stop = true;
+        std::lock_guard<std::mutex> lock(mu);
+        ++shown.runs;
+        if (progress && shown.runs % 16 == 0) progress(shown);
+      };
+      Searcher searcher(spec, seen.get(), tick, &stop);
+      Node child = root;
+      child.choices.push_back(firsts[i]);
+      (firsts[i].delay ? child.delays_left : child.faults_left) -= 1;
+      searcher.Visit(child);
+      std::lock_guard<std::mutex> lock(mu);
+      subtrees[i] = std::move(searcher.result());
+      if (subtrees[i].finding_run) {
+        size_t cur = first_finding.load();
+        while (i < cur && !first_finding.compare_exchange_weak(cur, i)) {
+        }
+      }
+      ++shown.subtrees_done;
+      shown.skipped += subtrees[i].skipped;
+      if (progress) progress(shown);
+    }
+  };
+  std::vector<std::thread> threads;
+  for (int j = 1; j < std::max(1, jobs); ++j) threads.emplace_back(worker);
+  worker();
+  for (std::thread& t : threads) t.join();
+
+  // Every subtree before the first with a finding ran whole: the counts
+  // are those of a single-threaded search up to that finding.
+  result.schedules = 1;
+  int64_t runs_before = 1;
+  for (size_t i = 0; i < firsts.size(); ++i) {
+    const SubtreeResult& s = subtrees[i];
+    result.schedules += s.schedules;
+    result.skipped += s.skipped;
+    if (i == first_finding.load()) {
+      result.finding = MakeFinding(spec, s.finding, runs_before + *s.finding_run);
+      break;
+    }
+    runs_before += s.runs;
+  }
+  return result;
+}
+
+ojson VerifySummaryJson(const VerifySpec& spec, const VerifyResult& result, double seconds) {
+  ojson out;
+  out["algorithm"] = spec.algorithm;
+  out["faults"] = spec.faults;
+  out["bound"] = {{"max_faults", Placing(spec) ? spec.max_faults : 0},
+                  {"events", spec.events},
+                  {"max_delays", spec.max_delays},
+                  {"delay", FormatDuration(DelayOf(spec))},
+                  {"clients", spec.clients},
+                  {"iterations", spec.iterations},
+                  {"ttl", FormatDuration(spec.ttl)},
+                  {"hold", FormatDuration(spec.hold)},
+                  {"pause", FormatDuration(PauseOf(spec))},
+                  {"tries", spec.tries},
+                  {"seed", spec.seed},
+                  {"state_cache", spec.state_cache},
+                  {"text", BoundText(spec)}};
+  out["fault_free_run"] = {{"instants", result.instants},
+                           {"covered", std::min<int64_t>(result.instants, spec.events)},
+                           {"horizon", FormatDuration(result.horizon)}};
+  out["verified"] = !result.finding.has_value();
+  out["schedules"] = result.schedules;
+  out["skipped_as_seen"] = result.skipped;
+  if (result.finding) {
+    const VerifyFinding& f = *result.finding;
+    out["finding"] = {{"kind", f.kind},
+                      {"verdict", f.verdict},
+                      {"violations", f.tokens},
+                      {"schedule_ordinal", f.ordinal},
+                      {"schedule", f.schedule},
+                      {"shrink_runs", f.shrink_runs},
+                      {"file", "counterexample.json"}};
+  }
+  out["seconds"] = seconds;
+  return out;
+}
+
+}  // namespace locksim
