@@ -175,13 +175,11 @@ std::vector<Choice> ChoicesOf(const VerifySpec& spec, const RunResult& run, bool
   return out;
 }
 
-// The state a run leaves (verify.h): its history's text without the
-// pause and resume records.
+// The state a run leaves (verify.h): the text of its whole history.
 std::string StateText(const RunResult& run) {
   const History& h = run.history;
   std::string text;
   for (const Op& op : h.ops()) {
-    if (op.actor == h.nemesis() && (op.f == OpF::kPause || op.f == OpF::kResume)) continue;
     text += std::to_string(op.time.count());
     text += ' ';
     text += std::to_string(op.actor);

@@ -15,8 +15,10 @@
 // of the run it lands in: the true time of one of the first `events`
 // distinct instants at which a client did something (a step of the lock,
 // a command sent, a reply read). A fault fires at that instant before
-// what the instant's events do next (the nemesis's timed faults go first),
-// so a pause "at A's SET reply" stops A before it reads the reply. What a
+// what the instant's events do next (the nemesis's timed faults go first;
+// not before a client's first steps at its start, nor before events an
+// earlier pause deferred to that instant), so a pause "at A's SET reply"
+// stops A before it reads the reply. What a
 // fault can be at an instant:
 //   pause         each client with an event there, paused for `pause`;
 //   client-clock  each such client's clock stepped by +2 and -2 leases;
@@ -32,13 +34,14 @@
 // The search. Depth-first, a schedule's next fault at an instant no
 // earlier than its last one (at the same instant: a fault that sorts after
 // it), so each set of placed faults is run once. States already seen are
-// skipped: after a run, its state is the text of its whole history with
-// the pause and resume records left out (a pause shows in what the paused
-// client did and when). Two runs with the same text did the same thing at
-// the same time on every client and node; a second one is not expanded
-// when the first had at least its budget left and no later lower bound.
-// The text is compared in full: the hash only finds the candidates, so a
-// collision never merges two states. Every run is checked, skipped or not.
+// skipped: after a run, its state is the text of its whole history, the
+// nemesis's records of the faults included. Two runs with the same text
+// did the same thing at the same time on every client and node (a fault
+// with nothing to act on, such as a crash of a node already down, leaves
+// no record); a second one is not expanded when the first had at least
+// its budget left and no later lower bound. The text is compared in full:
+// the hash only finds the candidates, so a collision never merges two
+// states. Every run is checked, skipped or not.
 //
 // --jobs J splits the tree by its first fault: each subtree has its own
 // record of states seen, so the counts and the finding are the same for
