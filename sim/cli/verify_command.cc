@@ -74,7 +74,7 @@ int VerifyCommand(const std::vector<std::string>& args) {
       "does not depend on it")(
       "out", po::value(&out_dir)->default_value("verify-out"),
       "folder for summary.json and counterexample.json")(
-      "quiet,q", po::bool_switch(&quiet), "no progress line, one summary line");
+      "quiet,q", po::bool_switch(&quiet), "no progress line");
   if (!cl.Parse(args)) return kExitSafe;
   if (algorithm.empty()) throw InputError("locksim verify: missing --algorithm (locksim list)");
 

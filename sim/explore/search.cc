@@ -85,7 +85,6 @@ SearchCell SearchOneCell(const std::string& algorithm, const std::string& cls,
         cell.verified_bound_text = BoundText(v);
       } else {
         cell.worst = ParseVerdict(r.finding->verdict).value_or(Verdict::kViolated);
-        cell.outcomes.emplace_back(Join(r.finding->tokens, "+"), 0);
         SearchExample ex;
         ex.seed = v.seed;
         ex.kind = r.finding->kind;

@@ -7,7 +7,8 @@
 // --verify, a safe cell verify can search says "verified to bound B", or
 // becomes violated with verify's counterexample.
 //
-// Everything is a function of (algorithms, classes, first seed, N): each
+// Everything is a function of (algorithms, classes, first seed, N, and
+// --verify's K:E): each
 // cell is computed by one worker from its own seeds, so the result does not
 // depend on --jobs.
 #ifndef LOCKSIM_SIM_EXPLORE_SEARCH_H_

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <set>
@@ -44,6 +45,22 @@ bool Has(const std::vector<std::string>& v, const std::string& x) {
 Nanos PauseOf(const VerifySpec& s) { return s.pause.count() > 0 ? s.pause : s.ttl * 3 / 2; }
 Nanos DelayOf(const VerifySpec& s) { return s.delay.count() > 0 ? s.delay : s.ttl; }
 int NodesOf(const VerifySpec& s) { return s.algorithm == "redlock" ? 3 : 1; }
+// The longest the bound's faults keep a client or a node away: the
+// deadlock verdict allows for it (explore's rule).
+Nanos Outages(const VerifySpec& s) {
+  const bool pauses = std::find(s.faults.begin(), s.faults.end(), "pause") != s.faults.end();
+  return (pauses ? PauseOf(s) * s.max_faults : Nanos{0}) + DelayOf(s) * s.max_delays;
+}
+Nanos DeadlockAfter(const VerifySpec& s) { return s.ttl + std::chrono::seconds(1) + Outages(s); }
+// Long enough for every client's every iteration, one after another, each
+// waiting out a lease, plus the outages and the deadlock verdict's wait:
+// a run that has not finished by then is stuck, not cut short. RunVerify
+// checks that the run without faults finishes well before it.
+Nanos DurationOf(const VerifySpec& s) {
+  const Nanos work = (s.hold + s.ttl + s.retry_delay) * s.clients * s.iterations +
+                     milliseconds(10) * s.clients;
+  return std::max<Nanos>(std::chrono::minutes(1), 2 * (work + DeadlockAfter(s)));
+}
 bool Placing(const VerifySpec& s) {
   return std::any_of(s.faults.begin(), s.faults.end(), [](const std::string& c) { return c != "none"; });
 }
@@ -95,7 +112,10 @@ Choice Place(ojson variant, Nanos at, bool delay) {
 // A run's first `events` instants at which a client acted: for each, the
 // clients acting there and those sending a command. `total`: how many
 // such instants the whole run had.
-using Acting = std::pair<std::set<int>, std::set<int>>;
+struct Acting {
+  std::set<int> acting;   // clients with an event there
+  std::set<int> sending;  // clients sending a command there
+};
 std::map<Nanos, Acting> InstantsOf(const VerifySpec& spec, const RunResult& run,
                                    int64_t* total = nullptr) {
   const History& h = run.history;
@@ -108,10 +128,10 @@ std::map<Nanos, Acting> InstantsOf(const VerifySpec& spec, const RunResult& run,
     if (client == client_actor.end()) continue;  // the nemesis, a node
     if (total != nullptr) all.insert(op.time);
     if (instants.size() == static_cast<size_t>(spec.events) && !instants.contains(op.time)) continue;
-    auto& [acting, sending] = instants[op.time];
+    Acting& at = instants[op.time];
     const int i = static_cast<int>(client - client_actor.begin());
-    acting.insert(i);
-    if (op.f == OpF::kRedis && op.type == OpType::kInvoke) sending.insert(i);
+    at.acting.insert(i);
+    if (op.f == OpF::kRedis && op.type == OpType::kInvoke) at.sending.insert(i);
   }
   if (total != nullptr) *total = static_cast<int64_t>(all.size());
   return instants;
@@ -127,7 +147,8 @@ std::vector<Choice> ChoicesOf(const VerifySpec& spec, const RunResult& run, bool
   const std::string two_leases = FormatDuration(spec.ttl * 2);
   std::vector<Choice> out;
   for (const auto& [at, who] : instants) {
-    const auto& [acting, sending] = who;
+    const std::set<int>& acting = who.acting;
+    const std::set<int>& sending = who.sending;
     if (faults_left) {
       for (const std::string& cls : spec.faults) {
         if (cls == "pause" || cls == "client-clock" || cls == "client-crash") {
@@ -226,6 +247,17 @@ ojson FaultsOf(const std::vector<Choice>& choices) {
   return faults;
 }
 
+// A schedule's children: its next choice, no earlier than its last one.
+std::vector<Choice> Children(const VerifySpec& spec, const Node& node, const RunResult& run) {
+  std::vector<Choice> out;
+  if (node.faults_left == 0 && node.delays_left == 0) return out;
+  for (Choice& c : ChoicesOf(spec, run, node.faults_left > 0, node.delays_left > 0)) {
+    if (!node.choices.empty() && !Before(node.choices.back(), c)) continue;
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 // The states one subtree has seen (verify.h).
 class SeenStates {
  public:
@@ -275,9 +307,9 @@ struct SubtreeResult {
 
 class Searcher {
  public:
-  Searcher(const VerifySpec& spec, SeenStates* seen, const std::function<void()>& tick,
+  Searcher(const VerifySpec& spec, SeenStates* seen, std::function<void()> tick,
            const std::atomic<bool>* stop)
-      : spec_(spec), seen_(seen), tick_(tick), stop_(stop) {}
+      : spec_(spec), seen_(seen), tick_(std::move(tick)), stop_(stop) {}
 
   // Runs `node` and, unless it is covered or its run violated, its
   // children. Returns true when a finding ends the search.
@@ -296,7 +328,7 @@ class Searcher {
       return false;
     }
     ++result_.schedules;
-    for (const Choice& c : Children(node, run)) {
+    for (const Choice& c : Children(spec_, node, run)) {
       Node child = node;
       child.choices.push_back(c);
       (c.delay ? child.delays_left : child.faults_left) -= 1;
@@ -305,22 +337,12 @@ class Searcher {
     return false;
   }
 
-  std::vector<Choice> Children(const Node& node, const RunResult& run) const {
-    std::vector<Choice> out;
-    if (node.faults_left == 0 && node.delays_left == 0) return out;
-    for (Choice& c : ChoicesOf(spec_, run, node.faults_left > 0, node.delays_left > 0)) {
-      if (!node.choices.empty() && !Before(node.choices.back(), c)) continue;
-      out.push_back(std::move(c));
-    }
-    return out;
-  }
-
   SubtreeResult& result() { return result_; }
 
  private:
   const VerifySpec& spec_;
   SeenStates* seen_;
-  const std::function<void()>& tick_;
+  std::function<void()> tick_;
   const std::atomic<bool>* stop_;
   SubtreeResult result_;
 };
@@ -440,6 +462,12 @@ void CheckVerifySpec(const VerifySpec& spec) {
   range("--iterations", spec.iterations, 1, 100);
   range("--tries", spec.tries, 0, 1000000);
   if (spec.ttl < milliseconds(100)) throw InputError("--ttl: at least 100ms (explore's lease contract)");
+  for (const auto& [option, d] : {std::pair<const char*, Nanos>{"--ttl", spec.ttl},
+                                  {"--pause", spec.pause}, {"--delay", spec.delay}}) {
+    if (d > std::chrono::hours(1)) {
+      throw InputError(std::string(option) + ": at most 1h, got " + FormatDuration(d));
+    }
+  }
   if (spec.hold * 5 > spec.ttl * 4) {
     throw InputError("--hold: at most 80% of the lease (" + FormatDuration(spec.ttl * 4 / 5) +
                      "): a longer hold is a usage bug, not the lock's");
@@ -470,7 +498,7 @@ ojson VerifyScenario(const VerifySpec& spec, const ojson& faults) {
   doc["name"] = "verify-" + spec.algorithm;
   doc["algorithm"] = spec.algorithm;
   doc["seed"] = spec.seed;
-  doc["duration"] = "1m";
+  doc["duration"] = FormatDuration(DurationOf(spec));
   if (nodes > 1) doc["nodes"] = nodes;
   ojson network;
   network["latency"] = {{"min", FormatDuration(kLatency)}, {"max", FormatDuration(kLatency)}};
@@ -495,8 +523,7 @@ ojson VerifyScenario(const VerifySpec& spec, const ojson& faults) {
   doc["faults"] = faults;
   // The lock not coming back within a lease, a second and every outage
   // the bound allows is the lock's doing (explore's rule).
-  const Nanos outages = PauseOf(spec) * spec.max_faults + DelayOf(spec) * spec.max_delays;
-  doc["liveness"] = {{"deadlock_after", FormatDuration(spec.ttl + std::chrono::seconds(1) + outages)}};
+  doc["liveness"] = {{"deadlock_after", FormatDuration(DeadlockAfter(spec))}};
   return doc;
 }
 
@@ -513,9 +540,14 @@ VerifyResult RunVerify(const VerifySpec& spec, int jobs,
   result.instants = total;
   if (!reach.empty()) result.horizon = reach.rbegin()->first;
   if (Unsafe(root_run)) {
-    result.schedules = 1;
     result.finding = MakeFinding(spec, {}, 1);
     return result;
+  }
+  if (root_run.end >= DurationOf(spec) || !root_run.stopped_early.empty()) {
+    // Not expected (the duration allows for every iteration waiting out a
+    // lease), but a world cut short would be verified only in part.
+    throw InputError("--iterations: without faults the clients had not finished after " +
+                     FormatDuration(root_run.end) + ": fewer --iterations or --clients");
   }
   const std::string root_state = StateText(root_run);
   // Each subtree's record of states starts with the root's.
@@ -524,12 +556,7 @@ VerifyResult RunVerify(const VerifySpec& spec, int jobs,
     seen->Covered(root_state, root);
     return seen;
   };
-  std::vector<Choice> firsts;
-  {
-    SeenStates unused(false, {});
-    const std::function<void()> none;
-    firsts = Searcher(spec, &unused, none, nullptr).Children(root, root_run);
-  }
+  const std::vector<Choice> firsts = Children(spec, root, root_run);
 
   std::mutex mu;
   VerifyProgress shown;
@@ -539,14 +566,16 @@ VerifyResult RunVerify(const VerifySpec& spec, int jobs,
   std::atomic<size_t> next{0};
   // The lowest subtree with a finding so far: those after it are not needed.
   std::atomic<size_t> first_finding{firsts.size()};
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
   auto worker = [&] {
     for (;;) {
       const size_t i = next.fetch_add(1);
-      if (i >= firsts.size() || i > first_finding.load()) return;
+      if (i >= firsts.size() || i > first_finding.load() || failed.load()) return;
       std::unique_ptr<SeenStates> seen = fresh_seen();
       std::atomic<bool> stop{false};
       const std::function<void()> tick = [&] {
-        if (i > first_finding.load()) stop = true;
+        if (i > first_finding.load() || failed.load()) stop = true;
         std::lock_guard<std::mutex> lock(mu);
         ++shown.runs;
         if (progress && shown.runs % 16 == 0) progress(shown);
@@ -555,7 +584,14 @@ VerifyResult RunVerify(const VerifySpec& spec, int jobs,
       Node child = root;
       child.choices.push_back(firsts[i]);
       (firsts[i].delay ? child.delays_left : child.faults_left) -= 1;
-      searcher.Visit(child);
+      try {
+        searcher.Visit(child);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+        failed = true;
+        return;
+      }
       std::lock_guard<std::mutex> lock(mu);
       subtrees[i] = std::move(searcher.result());
       if (subtrees[i].finding_run) {
@@ -572,6 +608,7 @@ VerifyResult RunVerify(const VerifySpec& spec, int jobs,
   for (int j = 1; j < std::max(1, jobs); ++j) threads.emplace_back(worker);
   worker();
   for (std::thread& t : threads) t.join();
+  if (error) std::rethrow_exception(error);
 
   // Every subtree before the first with a finding ran whole: the counts
   // are those of a single-threaded search up to that finding.

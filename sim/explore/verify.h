@@ -33,7 +33,7 @@
 //
 // The search. Depth-first, a schedule's next fault at an instant no
 // earlier than its last one (at the same instant: a fault that sorts after
-// it), so each set of placed faults is run once. States already seen are
+// it), so each set of placed faults is reached once. States already seen are
 // skipped: after a run, its state is the text of its whole history, the
 // nemesis's records of the faults included. Two runs with the same text
 // did the same thing at the same time on every client and node (a fault

@@ -221,6 +221,7 @@ TEST_F(ExploreCliTest, VerifyBadInputExitsTwoNamingTheOption) {
       {"verify --algorithm set-nx-px --max-faults 9", "--max-faults: expected an integer"},
       {"verify --algorithm set-nx-px --ttl fast", "--ttl: expected a positive duration"},
       {"verify --algorithm set-nx-px --hold 2s", "--hold: at most 80% of the lease"},
+      {"verify --algorithm set-nx-px --max-delays 1 --delay 100000h", "--delay: at most 1h"},
   };
   for (const Case& c : cases) {
     Outcome o = Locksim(c.args + " --out " + Out("bad"));

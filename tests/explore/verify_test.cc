@@ -145,7 +145,9 @@ TEST(Verify, CollidingHashesNeverMergeDifferentStates) {
     EXPECT_EQ(colliding.schedules, real_hash.schedules);
     EXPECT_EQ(colliding.skipped, real_hash.skipped);
     EXPECT_EQ(colliding.finding.has_value(), real_hash.finding.has_value());
-    if (colliding.finding) EXPECT_EQ(colliding.finding->ordinal, real_hash.finding->ordinal);
+    if (colliding.finding) {
+      EXPECT_EQ(colliding.finding->ordinal, real_hash.finding->ordinal);
+    }
   }
 }
 
