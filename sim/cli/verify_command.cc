@@ -51,7 +51,8 @@ int VerifyCommand(const std::vector<std::string>& args) {
   cl.Add()("algorithm", po::value(&algorithm), "lock algorithm id (locksim list)")(
       "faults", po::value(&faults)->default_value("pause"),
       "fault classes to place (comma-separated): none, pause, client-clock, node-clock, "
-      "client-crash, node-crash, expire; clock and crash name their pairs")(
+      "client-crash, node-crash, expire; clock and crash name their pairs, all every class "
+      "verify places")(
       "max-faults", po::value(&max_faults)->default_value("2"), "K: faults per schedule")(
       "events", po::value(&events)->default_value("40"),
       "E: each fault lands at one of the first E instants of its run")(
@@ -81,6 +82,7 @@ int VerifyCommand(const std::vector<std::string>& args) {
   VerifySpec spec;
   spec.algorithm = algorithm;
   spec.faults = ParseFaultClasses(faults, "--faults");
+  if (faults == "all") spec.faults = PlacedFaultClasses();  // every class verify places
   spec.max_faults = static_cast<int>(ParseIntOption("--max-faults", max_faults, 0, 8));
   spec.events = static_cast<int>(ParseIntOption("--events", events, 1, 100000));
   spec.max_delays = static_cast<int>(ParseIntOption("--max-delays", max_delays, 0, 8));

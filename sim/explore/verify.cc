@@ -427,6 +427,14 @@ VerifyFinding MakeFinding(const VerifySpec& spec, const std::vector<Choice>& cho
 
 }  // namespace
 
+std::vector<std::string> PlacedFaultClasses() {
+  std::vector<std::string> out;
+  for (const std::string& c : kPlaced) {
+    if (c != "none") out.push_back(c);
+  }
+  return out;
+}
+
 void CheckVerifySpec(const VerifySpec& spec) {
   const AlgorithmInfo* algo = FindAlgorithm(spec.algorithm);
   if (algo == nullptr) {

@@ -85,6 +85,9 @@ struct VerifySpec {
   std::function<uint64_t(const std::string&)> hash;
 };
 
+// The fault classes verify places (above), without "none", in canonical order.
+std::vector<std::string> PlacedFaultClasses();
+
 // Throws InputError naming the option for an algorithm verify cannot run
 // (unknown, a rate limiter, an adapter-driven client), a fault class it
 // does not place, or a bound out of range.

@@ -169,6 +169,19 @@ TEST(Verify, AStateSeenBeforeIsSkipped) {
   EXPECT_EQ(uncached.finding->ordinal, cached.finding->ordinal);
 }
 
+// --faults all: every class verify places. Without a lease, setnx-simple
+// survives pauses but not a node that restarts empty.
+TEST(Verify, AllNamesEveryClassItPlaces) {
+  EXPECT_EQ(PlacedFaultClasses(), (std::vector<std::string>{"pause", "client-clock", "node-clock",
+                                                            "client-crash", "node-crash", "expire"}));
+  VerifySpec spec = Spec("setnx-simple", "pause");
+  spec.faults = PlacedFaultClasses();
+  spec.max_faults = 1;
+  const VerifyResult r = RunVerify(spec, 2);
+  ASSERT_TRUE(r.finding);
+  EXPECT_TRUE(Has(r.finding->tokens, "mutual-exclusion")) << r.finding->kind;
+}
+
 TEST(Verify, RefusesWhatItCannotRun) {
   EXPECT_THROW(RunVerify(Spec("no-such-lock", "pause"), 1), InputError);
   EXPECT_THROW(RunVerify(Spec("set-nx-px", "partition"), 1), InputError);
