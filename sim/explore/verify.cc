@@ -45,11 +45,19 @@ bool Has(const std::vector<std::string>& v, const std::string& x) {
 Nanos PauseOf(const VerifySpec& s) { return s.pause.count() > 0 ? s.pause : s.ttl * 3 / 2; }
 Nanos DelayOf(const VerifySpec& s) { return s.delay.count() > 0 ? s.delay : s.ttl; }
 int NodesOf(const VerifySpec& s) { return s.algorithm == "redlock" ? 3 : 1; }
-// The longest the bound's faults keep a client or a node away: the
-// deadlock verdict allows for it (explore's rule).
+// The longest the bound's faults can hold the lock up: each fault as long
+// as the longest one of the classes placed (a pause; a clock step of two
+// leases, which keeps a key or a timestamp that much longer; a node's
+// restart), and each delay. The deadlock verdict allows for it, as
+// explore's allows for its longest outage.
 Nanos Outages(const VerifySpec& s) {
-  const bool pauses = std::find(s.faults.begin(), s.faults.end(), "pause") != s.faults.end();
-  return (pauses ? PauseOf(s) * s.max_faults : Nanos{0}) + DelayOf(s) * s.max_delays;
+  Nanos longest{0};
+  for (const std::string& c : s.faults) {
+    if (c == "pause") longest = std::max(longest, PauseOf(s));
+    if (c == "client-clock" || c == "node-clock") longest = std::max(longest, 2 * s.ttl);
+    if (c == "node-crash") longest = std::max(longest, kNodeRestart);
+  }
+  return longest * s.max_faults + DelayOf(s) * s.max_delays;
 }
 Nanos DeadlockAfter(const VerifySpec& s) { return s.ttl + std::chrono::seconds(1) + Outages(s); }
 // Long enough for every client's every iteration, one after another, each

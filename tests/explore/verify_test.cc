@@ -101,6 +101,17 @@ TEST(Verify, FindsF9RedlockNodeClocksJumping) {
   EXPECT_NE(r.finding->kind.find("node-clock"), std::string::npos) << r.finding->kind;
 }
 
+// F4: a client's clock stepped makes getset-timestamp's GETSET overwrite a
+// live lock. A clock step of two leases holds the lock up that long, which
+// the deadlock verdict allows for: the finding is the overwrite, not a
+// deadlock.
+TEST(Verify, FindsF4GetsetTimestampUnderAClientClockStep) {
+  const VerifyResult r = RunVerify(Spec("getset-timestamp", "client-clock"), 2);
+  ASSERT_TRUE(r.finding);
+  EXPECT_EQ(r.finding->verdict, "violated");
+  EXPECT_TRUE(Has(r.finding->tokens, "foreign-write-GETSET")) << r.finding->kind;
+}
+
 TEST(Verify, RedlockSurvivesOneNodeCrash) {
   VerifySpec spec = Spec("redlock", "node-crash");
   spec.max_faults = 1;
