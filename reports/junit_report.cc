@@ -49,6 +49,10 @@ std::string RenderJunit(const ojson& r) {
         cases += ">\n      <failure type=\"" + EscapeXml(c.value("verdict", "")) +
                  "\" message=\"" + EscapeXml(message) + "\">" + EscapeXml(body) +
                  "</failure>\n    </testcase>\n";
+      } else if (c.contains("verified_bound")) {
+        cases += ">\n      <system-out>" + EscapeXml(SearchCellLabel(c) + ": " +
+                                                 c.value("verified_bound_text", "")) +
+                 "</system-out>\n    </testcase>\n";
       } else {
         cases += "/>\n";
       }
@@ -81,6 +85,10 @@ std::string RenderJunit(const ojson& r) {
                            c.value("file", "") + "\nregenerate: " + c.value("rerun", "") + "\n";
         cases += ">\n      <failure type=\"" + EscapeXml(v) + "\" message=\"" + EscapeXml(message) +
                  "\">" + EscapeXml(body) + "</failure>\n    </testcase>\n";
+      } else if (c.contains("verified_bound")) {
+        cases += ">\n      <system-out>" + EscapeXml(SearchCellLabel(c) + ": " +
+                                                 c.value("verified_bound_text", "")) +
+                 "</system-out>\n    </testcase>\n";
       } else {
         cases += "/>\n";
       }

@@ -174,6 +174,8 @@ TEST_F(CompareCliTest, VerifyMarksSearchedCellsVerifiedOrFoundByVerify) {
   EXPECT_NE(Slurp(Out("o") + "/summary.md").find("VIOLATED by verify"), std::string::npos);
   EXPECT_NE(Slurp(Out("o") + "/report.html").find("verified to bound 2 faults in 40 instants"),
             std::string::npos);
+  EXPECT_NE(Slurp(Out("o") + "/junit.xml").find("<system-out>verified to bound 2 faults in 40 instants: up to 2 faults (node-clock)"),
+            std::string::npos);
   EXPECT_NE(o.out.find("verified"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("V(v)"), std::string::npos) << o.out;
   // The counterexample is a scenario file `locksim run` replays.
