@@ -93,9 +93,7 @@ SearchCell SearchOneCell(const std::string& algorithm, const std::string& cls,
         ex.clients = static_cast<int64_t>(s.clients.size());
         ex.faults = static_cast<int64_t>(s.faults.size());
         ex.duration = s.duration;
-        ex.verify_rerun = "locksim verify --algorithm " + algorithm + " --faults " + cls +
-                          " --max-faults " + std::to_string(v.max_faults) + " --events " +
-                          std::to_string(v.events);
+        ex.verify_rerun = VerifyCommandLine(v);
         RunOptions replay;
         replay.label = algorithm;
         ex.run = RunScenario(s, replay);

@@ -407,7 +407,7 @@ VerifyFinding MakeFinding(const VerifySpec& spec, const std::vector<Choice>& cho
                        std::to_string(ordinal) + " of its depth-first order, " +
                        Plural(static_cast<int64_t>(choices.size()), "fault") +
                        " placed, then shrunk. Kind " + f.kind + ": " + story + ".";
-  out["source"] = "locksim verify";
+  out["source"] = VerifyCommandLine(spec);
   for (const auto& [k, v] : small.items()) {
     if (k == "faults" && v.empty()) continue;
     if (k == "name") continue;
@@ -488,6 +488,24 @@ void CheckVerifySpec(const VerifySpec& spec) {
     throw InputError("--hold: at most 80% of the lease (" + FormatDuration(spec.ttl * 4 / 5) +
                      "): a longer hold is a usage bug, not the lock's");
   }
+}
+
+std::string VerifyCommandLine(const VerifySpec& spec) {
+  std::string line = "locksim verify --algorithm " + spec.algorithm + " --faults " +
+                     Join(spec.faults, ",") + " --max-faults " + std::to_string(spec.max_faults) +
+                     " --events " + std::to_string(spec.events);
+  if (spec.max_delays > 0) {
+    line += " --max-delays " + std::to_string(spec.max_delays) + " --delay " +
+            FormatDuration(DelayOf(spec));
+  }
+  line += " --clients " + std::to_string(spec.clients) + " --iterations " +
+          std::to_string(spec.iterations) + " --ttl " + FormatDuration(spec.ttl) + " --hold " +
+          FormatDuration(spec.hold);
+  if (Has(spec.faults, "pause")) line += " --pause " + FormatDuration(PauseOf(spec));
+  if (spec.tries > 0) line += " --tries " + std::to_string(spec.tries);
+  line += " --seed " + std::to_string(spec.seed);
+  if (!spec.state_cache) line += " --no-state-cache";
+  return line;
 }
 
 std::string BoundText(const VerifySpec& spec) {

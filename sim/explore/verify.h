@@ -93,8 +93,13 @@ std::vector<std::string> PlacedFaultClasses();
 // does not place, or a bound out of range.
 void CheckVerifySpec(const VerifySpec& spec);
 
-// "2 faults (pause) among the first 40 instants, no delay; 2 clients x 1
-// iteration, lease 1s": what "within bound B" says.
+// The command line that runs this search again, every option of the bound
+// and the world spelled out.
+std::string VerifyCommandLine(const VerifySpec& spec);
+
+// What "within bound B" says: "up to 2 faults (pause), each at one of the
+// first 40 instants; 2 clients x 1 iteration, lease 1s, hold 800ms, pause
+// 1.5s".
 std::string BoundText(const VerifySpec& spec);
 
 struct VerifyFinding {

@@ -167,7 +167,7 @@ TEST_F(CompareCliTest, VerifyMarksSearchedCellsVerifiedOrFoundByVerify) {
   EXPECT_NE(results.find("\"verified_bound\": \"2 faults in 40 instants\""), std::string::npos);
   EXPECT_NE(results.find("\"found_by\": \"verify\""), std::string::npos);
   EXPECT_NE(results.find("\"rerun\": \"locksim verify --algorithm redlock --faults node-clock "
-                         "--max-faults 2 --events 40\""),
+                         "--max-faults 2 --events 40 --clients 2"),
             std::string::npos);
   EXPECT_NE(Slurp(Out("o") + "/summary.md").find("verified to bound 2 faults in 40 instants"),
             std::string::npos);

@@ -188,6 +188,13 @@ TEST_F(ExploreCliTest, VerifyWritesAReplayableCounterexample) {
   Outcome replay = Locksim("run " + Out("v") + "/counterexample.json");
   EXPECT_EQ(replay.exit_code, 0) << replay.out << replay.err;
   EXPECT_NE(replay.out.find("1 of 1 runs as expected"), std::string::npos) << replay.out;
+  // Its "source" is the command that finds it again.
+  const auto file = nlohmann::json::parse(Slurp(Out("v") + "/counterexample.json"));
+  std::string source = file["source"].get<std::string>();
+  ASSERT_TRUE(source.starts_with("locksim verify --algorithm set-nx-px --faults pause")) << source;
+  Outcome again = Locksim(source.substr(std::string("locksim ").size()) + " --out " + Out("again"));
+  EXPECT_EQ(again.exit_code, 1) << again.err;
+  EXPECT_EQ(Slurp(Out("again") + "/counterexample.json"), Slurp(Out("v") + "/counterexample.json"));
 }
 
 TEST_F(ExploreCliTest, VerifyReportsTheBoundAndTheSameCountForAnyJobs) {
