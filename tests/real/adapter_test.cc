@@ -405,7 +405,15 @@ TEST_F(AdapterTest, ExploreOnRealServersFindsRedisPysPauseViolationAndItReplays)
   RunOptions replay;
   replay.backend = Backend::kReal;
   replay.label = "redis-py";
-  EXPECT_EQ(RunScenario(ParseScenario(f->text, f->file), replay).ExpectationMet(), true);
+  const RunResult again = RunScenario(ParseScenario(f->text, f->file), replay);
+  std::string kinds;
+  for (const std::string& k : ViolationKindNames(again.Kinds())) kinds += k + " ";
+  std::string overlaps;
+  for (const std::string& o : again.OverlapPairs()) overlaps += o + " ";
+  EXPECT_EQ(again.ExpectationMet(), true)
+      << "the replay gave " << VerdictName(again.verdict()) << ", kinds " << kinds
+      << "overlaps " << overlaps << "invariant " << (again.effect.holds ? "holds" : "broken")
+      << "; the file:\n" << f->text;
   ExpectNoAdapterLeft();
 }
 
