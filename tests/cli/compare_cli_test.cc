@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "sim/vredis/sha1.h"
 #include "tests/testing/scenario_paths.h"
 
 namespace locksim {
@@ -188,6 +189,28 @@ TEST_F(CompareCliTest, VerifyMarksSearchedCellsVerifiedOrFoundByVerify) {
   o = Locksim("compare --search 2 --verify 2 --out " + Out("o"));
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.err.find("--verify: expected K:E"), std::string::npos) << o.err;
+}
+
+// Random mode is unchanged (issue 20: verify must not move it): the
+// bundled scenarios' results.json has, byte for byte, the SHA-1 recorded
+// in tests/golden/bundled-compare-results.sha1. A change that alters it on
+// purpose (a scenario, a variant, the simulator, the JSON) records the new
+// digest in the same commit, with the reason in its message.
+TEST_F(CompareCliTest, TheBundledScenariosResultsAreUnchanged) {
+  const std::string src = LOCKSIM_SOURCE_DIR;
+  const std::string cmd = "cd " + src + " && " + std::string(LOCKSIM_BINARY) +
+                          " compare --algorithms all --scenarios scenarios -q --out " + Out("o") +
+                          " >/dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 1);  // some cells are violated, as their scenarios expect
+  std::string golden = Slurp(src + "/tests/golden/bundled-compare-results.sha1");
+  while (!golden.empty() && (golden.back() == '\n' || golden.back() == ' ')) golden.pop_back();
+  EXPECT_EQ(Sha1Hex(Slurp(Out("o") + "/results.json")), golden)
+      << "the bundled scenarios' results.json changed. If that is on purpose, record it: cd "
+      << src << " && build/locksim compare --algorithms all --scenarios scenarios -q --out "
+      << "/tmp/golden && sha1sum /tmp/golden/results.json | cut -d' ' -f1 > "
+      << "tests/golden/bundled-compare-results.sha1";
 }
 
 }  // namespace
