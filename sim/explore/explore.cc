@@ -150,6 +150,28 @@ std::vector<std::string> KindFaultClasses(const ojson& doc, const std::vector<st
   return out;
 }
 
+std::string FindingStory(const RunResult& result) {
+  std::string story;
+  for (const Violation& v : result.check.violations) {
+    story += (story.empty() ? "" : "; ") + DescribeViolation(result, v);
+  }
+  if (!result.effect.holds) story += (story.empty() ? "" : "; ") + Join(result.effect.sentences, "; ");
+  if (!result.violated() && !result.liveness.text.empty()) {
+    story += (story.empty() ? "" : "; ") + result.liveness.text;
+  }
+  return story;
+}
+
+ojson FindingExpect(const RunResult& result, const std::string& note) {
+  ojson expect;
+  expect["verdict"] = VerdictName(result.verdict());
+  expect["kinds"] = ViolationKindNames(result.Kinds());
+  expect["overlaps"] = result.OverlapPairs();
+  expect["invariant"] = result.effect.holds ? "holds" : "broken";
+  expect["note"] = note;
+  return expect;
+}
+
 bool Shorter(const Finding& a, const Finding& b) {
   return std::tie(a.duration, a.clients, a.fault_count, a.iterations, a.seed) <
          std::tie(b.duration, b.clients, b.fault_count, b.iterations, b.seed);
@@ -273,14 +295,7 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed, SeedN
       args += " --backend real";
       if (spec.time_scale) args += " --time-scale " + spec.time_scale->ToString();
     }
-    std::string story;
-    for (const Violation& v : result.check.violations) {
-      story += (story.empty() ? "" : "; ") + DescribeViolation(result, v);
-    }
-    if (!result.effect.holds) story += (story.empty() ? "" : "; ") + Join(result.effect.sentences, "; ");
-    if (!result.violated() && !result.liveness.text.empty()) {
-      story += (story.empty() ? "" : "; ") + result.liveness.text;
-    }
+    const std::string story = FindingStory(result);
     ojson out;
     out["name"] = "explore-" + spec.algorithm + "-seed" + std::to_string(seed);
     out["description"] =
@@ -307,13 +322,7 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed, SeedN
         if (fault.contains("on") && fault["on"].value("after", "") == FormatDuration(Nanos{0})) fault["on"].erase("after");
       }
     }
-    ojson expect;
-    expect["verdict"] = VerdictName(result.verdict());
-    expect["kinds"] = ViolationKindNames(result.Kinds());
-    expect["overlaps"] = result.OverlapPairs();
-    expect["invariant"] = result.effect.holds ? "holds" : "broken";
-    expect["note"] = "explore kind " + f.kind;
-    out["expect"] = {{spec.algorithm, expect}};
+    out["expect"] = {{spec.algorithm, FindingExpect(result, "explore kind " + f.kind)}};
     f.text = out.dump(2) + "\n";
 
     // The file must replay, through the parser, to what it expects: as

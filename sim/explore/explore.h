@@ -76,6 +76,13 @@ bool KeepsContract(const Scenario& s);
 std::vector<std::string> KindFaultClasses(const nlohmann::ordered_json& doc,
                                           const std::vector<std::string>& nodes);
 
+// A finding's story in words: each violation described, the workload's
+// broken invariant, or the liveness verdict ("; " between them).
+std::string FindingStory(const RunResult& result);
+// The "expect" entry that makes a finding's file replay to `result`'s
+// outcome: verdict, kinds, overlaps, invariant, and `note`.
+nlohmann::ordered_json FindingExpect(const RunResult& result, const std::string& note);
+
 // What one seed's run gave, before any shrinking: its verdict and its
 // tokens (the kind's first part; empty when safe).
 struct SeedOutcome {

@@ -10,7 +10,6 @@
 #include <unordered_map>
 
 #include "lockimpls/lock.h"
-#include "reports/run_json.h"
 #include "sim/core/errors.h"
 #include "sim/explore/explore.h"
 #include "sim/explore/generate.h"
@@ -392,14 +391,7 @@ VerifyFinding MakeFinding(const VerifySpec& spec, const std::vector<Choice>& cho
   const std::vector<std::string> classes = KindFaultClasses(small, result.scenario.NodeNames());
   f.kind = Join(signature, "+") + "--" + (classes.empty() ? std::string("no-fault") : Join(classes, "+"));
 
-  std::string story;
-  for (const Violation& v : result.check.violations) {
-    story += (story.empty() ? "" : "; ") + DescribeViolation(result, v);
-  }
-  if (!result.effect.holds) story += (story.empty() ? "" : "; ") + Join(result.effect.sentences, "; ");
-  if (!result.violated() && !result.liveness.text.empty()) {
-    story += (story.empty() ? "" : "; ") + result.liveness.text;
-  }
+  const std::string story = FindingStory(result);
   ojson out;
   out["name"] = "verify-" + spec.algorithm;
   out["description"] = "Found by locksim verify --algorithm " + spec.algorithm + " --faults " +
@@ -413,13 +405,7 @@ VerifyFinding MakeFinding(const VerifySpec& spec, const std::vector<Choice>& cho
     if (k == "name") continue;
     out[k] = v;
   }
-  ojson expect;
-  expect["verdict"] = VerdictName(result.verdict());
-  expect["kinds"] = ViolationKindNames(result.Kinds());
-  expect["overlaps"] = result.OverlapPairs();
-  expect["invariant"] = result.effect.holds ? "holds" : "broken";
-  expect["note"] = "verify kind " + f.kind;
-  out["expect"] = {{spec.algorithm, expect}};
+  out["expect"] = {{spec.algorithm, FindingExpect(result, "verify kind " + f.kind)}};
   f.text = out.dump(2) + "\n";
 
   // The file replays, through the parser, to what it expects.
