@@ -22,12 +22,13 @@ namespace fs = std::filesystem;
 namespace locksim {
 namespace {
 
-Nanos ParseDurationOption(const std::string& option, const std::string& text) {
+Nanos ParseDurationOption(const std::string& option, const std::string& text,
+                          bool zero = false) {
   std::string error;
   const std::optional<Nanos> d = ParseDuration(text, &error);
-  if (!d || d->count() <= 0) {
-    throw InputError(option + ": expected a positive duration such as 500ms or 2s, got \"" +
-                     text + "\"");
+  if (!d || d->count() < (zero ? 0 : 1)) {
+    throw InputError(option + ": expected a " + (zero ? "" : "positive ") +
+                     "duration such as 500ms or 2s, got \"" + text + "\"");
   }
   return *d;
 }
@@ -37,13 +38,15 @@ Nanos ParseDurationOption(const std::string& option, const std::string& text) {
 int VerifyCommand(const std::vector<std::string>& args) {
   std::string algorithm, faults = "pause", max_faults = "2", events = "40", max_delays = "0";
   std::string clients = "2", iterations = "1", ttl = "1s", hold, pause, delay, seed = "1";
-  std::string jobs, out_dir = "verify-out", tries;
+  std::string jobs, out_dir = "verify-out", tries, start_gap = "10ms";
   bool no_cache = false, quiet = false;
   CommandLine cl(
       "locksim verify --algorithm ID --faults CLASSES [options]\n"
       "Bounded verification on the virtual Redis: runs every placement of up to\n"
-      "--max-faults faults (and --max-delays delayed deliveries), each at one of the\n"
-      "first --events instants of its run, depth-first, skipping states already seen.\n"
+      "--max-faults faults, each at one of the first --events instants of its run,\n"
+      "and of up to --max-delays deviations from the default schedule at its choice\n"
+      "points (a message delivered --delay late, a tie broken otherwise), depth-first,\n"
+      "skipping states already seen.\n"
       "Ends with DIR/counterexample.json (shrunk; `locksim run` replays it) or with \"no\n"
       "violation in N distinct schedules within bound B\"; DIR/summary.json either way.\n"
       "docs/verify.md says what the bound promises. Exit 0: no violation within the\n"
@@ -57,9 +60,13 @@ int VerifyCommand(const std::vector<std::string>& args) {
       "events", po::value(&events)->default_value("40"),
       "E: each fault lands at one of the first E instants of its run")(
       "max-delays", po::value(&max_delays)->default_value("0"),
-      "D: delayed deliveries per schedule (a client's requests of one instant held --delay)")(
-      "delay", po::value(&delay), "how late a delayed delivery arrives (default: one lease)")(
-      "clients", po::value(&clients)->default_value("2"), "clients A, B, ... (10ms apart)")(
+      "D: deviations per schedule, each at a choice point up to the E-th instant: one "
+      "message delivered --delay late, or a tie (events of one process due at once) "
+      "broken for another stream than FIFO order's")(
+      "delay", po::value(&delay), "how late a delayed message arrives (default: one lease)")(
+      "clients", po::value(&clients)->default_value("2"), "clients A, B, ...")(
+      "start-gap", po::value(&start_gap)->default_value("10ms"),
+      "between one client's start and the next's (0s: together, so that their commands tie)")(
       "iterations", po::value(&iterations)->default_value("1"), "acquisitions per client")(
       "ttl", po::value(&ttl)->default_value("1s"), "the lock's lease")(
       "hold", po::value(&hold), "how long a client holds the lock (default: 80% of the lease)")(
@@ -92,6 +99,7 @@ int VerifyCommand(const std::vector<std::string>& args) {
   spec.hold = hold.empty() ? spec.ttl * 4 / 5 : ParseDurationOption("--hold", hold);
   if (!pause.empty()) spec.pause = ParseDurationOption("--pause", pause);
   if (!delay.empty()) spec.delay = ParseDurationOption("--delay", delay);
+  spec.start_gap = ParseDurationOption("--start-gap", start_gap, /*zero=*/true);
   if (!tries.empty()) spec.tries = static_cast<int>(ParseIntOption("--tries", tries, 1, 1000000));
   spec.seed = ParseSeedOption("--seed", seed);
   spec.state_cache = !no_cache;

@@ -28,6 +28,7 @@ class Shrinker {
     for (;;) {
       const int before = stats_->accepted;
       DropFaults();
+      DropChoices();
       DropClients();
       FewerIterations();
       SimplerShapes();
@@ -55,6 +56,18 @@ class Shrinker {
     for (size_t i = doc_["faults"].size(); i-- > 0;) {
       ojson candidate = doc_;
       candidate["faults"].erase(i);
+      Try(candidate);
+    }
+  }
+
+  // A deviation from the default schedule (verify's), each kept only if
+  // the outcome needs it.
+  void DropChoices() {
+    if (!doc_.contains("choices")) return;
+    for (size_t i = doc_["choices"].size(); i-- > 0;) {
+      ojson candidate = doc_;
+      candidate["choices"].erase(i);
+      if (candidate["choices"].empty()) candidate.erase("choices");
       Try(candidate);
     }
   }

@@ -65,7 +65,7 @@ Nanos DeadlockAfter(const VerifySpec& s) { return s.ttl + std::chrono::seconds(1
 // checks that the run without faults finishes well before it.
 Nanos DurationOf(const VerifySpec& s) {
   const Nanos work = (s.hold + s.ttl + s.retry_delay) * s.clients * s.iterations +
-                     milliseconds(10) * s.clients;
+                     s.start_gap * s.clients;
   return std::max<Nanos>(std::chrono::minutes(1), 2 * (work + DeadlockAfter(s)));
 }
 bool Placing(const VerifySpec& s) {
@@ -88,40 +88,65 @@ std::string Plural(int64_t n, const std::string& what) {
   return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
 }
 
-// One choice: a fault placed at an instant. `text` is the fault without
-// its time: what orders the choices of one instant.
+// One choice: a fault placed at an instant, or a deviation from the
+// default schedule at a choice point (sim/world/chooser.h). `text` is the
+// fault without its time, or the deviation's entry: with `at` and, for a
+// deviation, its point, what orders the choices.
 struct Choice {
   Nanos at{0};
+  bool deviation = false;
+  int64_t point = 0;
   std::string text;
-  ojson fault;
-  bool delay = false;
+  ojson entry;  // the scenario's "faults" or "choices" entry
 };
 
+// A fault at an instant goes before every deviation there (it fires before
+// the instant's events, which is where the points are), and the points of
+// one instant are in the order the run meets them: so a later choice never
+// changes what an earlier one chose.
 bool Before(const Choice& a, const Choice& b) {
-  return a.at != b.at ? a.at < b.at : a.text < b.text;
+  if (a.at != b.at) return a.at < b.at;
+  if (a.deviation != b.deviation) return b.deviation;
+  if (a.point != b.point) return a.point < b.point;
+  return a.text < b.text;
 }
 
-Choice Place(ojson variant, Nanos at, bool delay) {
+// Whether `c` may come after `last` in a schedule (the order above): one
+// deviation per point, so at the same point no second option.
+bool MayFollow(const Choice& last, const Choice& c) {
+  if (last.deviation && c.deviation) return last.point < c.point;
+  return Before(last, c);
+}
+
+Choice Deviate(const ChoicePoint& p, ojson what) {
+  Choice c;
+  c.at = p.at;
+  c.deviation = true;
+  c.point = p.point;
+  c.text = what.dump();
+  c.entry = {{"point", p.point}, {"at", FormatDuration(p.at)}};
+  for (const auto& [k, v] : what.items()) c.entry[k] = v;
+  return c;
+}
+
+Choice Place(ojson variant, Nanos at) {
   Choice c;
   c.at = at;
   c.text = variant.dump();
-  c.delay = delay;
   ojson fault;
   fault["type"] = variant["type"];
   fault["at"] = FormatDuration(at);
   for (const auto& [k, v] : variant.items()) {
     if (k != "type") fault[k] = v;
   }
-  c.fault = std::move(fault);
+  c.entry = std::move(fault);
   return c;
 }
 
 // A run's first `events` instants at which a client acted: for each, the
-// clients acting there and those sending a command. `total`: how many
-// such instants the whole run had.
+// clients acting there. `total`: how many such instants the whole run had.
 struct Acting {
-  std::set<int> acting;   // clients with an event there
-  std::set<int> sending;  // clients sending a command there
+  std::set<int> acting;  // clients with an event there
 };
 std::map<Nanos, Acting> InstantsOf(const VerifySpec& spec, const RunResult& run,
                                    int64_t* total = nullptr) {
@@ -138,7 +163,6 @@ std::map<Nanos, Acting> InstantsOf(const VerifySpec& spec, const RunResult& run,
     Acting& at = instants[op.time];
     const int i = static_cast<int>(client - client_actor.begin());
     at.acting.insert(i);
-    if (op.f == OpF::kRedis && op.type == OpType::kInvoke) at.sending.insert(i);
   }
   if (total != nullptr) *total = static_cast<int64_t>(all.size());
   return instants;
@@ -155,7 +179,6 @@ std::vector<Choice> ChoicesOf(const VerifySpec& spec, const RunResult& run, bool
   std::vector<Choice> out;
   for (const auto& [at, who] : instants) {
     const std::set<int>& acting = who.acting;
-    const std::set<int>& sending = who.sending;
     if (faults_left) {
       for (const std::string& cls : spec.faults) {
         if (cls == "pause" || cls == "client-clock" || cls == "client-crash") {
@@ -163,39 +186,44 @@ std::vector<Choice> ChoicesOf(const VerifySpec& spec, const RunResult& run, bool
             const std::string& name = clients[static_cast<size_t>(i)];
             if (cls == "pause") {
               out.push_back(Place({{"type", "pause"}, {"process", name},
-                                   {"duration", FormatDuration(PauseOf(spec))}}, at, false));
+                                   {"duration", FormatDuration(PauseOf(spec))}}, at));
             } else if (cls == "client-clock") {
               for (const char* sign : {"+", "-"}) {
                 out.push_back(Place({{"type", "clock"}, {"process", name},
-                                     {"jump", sign + two_leases}}, at, false));
+                                     {"jump", sign + two_leases}}, at));
               }
             } else {
-              out.push_back(Place({{"type", "crash"}, {"process", name}}, at, false));
+              out.push_back(Place({{"type", "crash"}, {"process", name}}, at));
             }
           }
         } else if (cls == "node-clock") {
           for (const std::string& m : masters) {
             out.push_back(Place({{"type", "clock"}, {"process", m}, {"jump", "+" + two_leases}},
-                                at, false));
+                                at));
           }
         } else if (cls == "node-crash") {
           for (const std::string& m : masters) {
             out.push_back(Place({{"type", "crash"}, {"process", m},
-                                 {"restart_after", FormatDuration(kNodeRestart)}}, at, false));
+                                 {"restart_after", FormatDuration(kNodeRestart)}}, at));
           }
         } else if (cls == "expire") {
-          out.push_back(Place({{"type", "expire"}}, at, false));
+          out.push_back(Place({{"type", "expire"}}, at));
         }
       }
     }
-    if (delays_left) {
-      for (int i : sending) {
-        out.push_back(Place({{"type", "delay"},
-                             {"between", ojson::array({ojson::array({clients[static_cast<size_t>(i)]}),
-                                                       masters})},
-                             {"latency", FormatDuration(DelayOf(spec))},
-                             {"duration", "1ns"}},
-                            at, true));
+  }
+  // Deviations: at each choice point up to the last of those instants, a
+  // message delivered `delay` late, or a tie broken for each other stream.
+  if (delays_left && !instants.empty()) {
+    const Nanos horizon = instants.rbegin()->first;
+    for (const ChoicePoint& p : run.choice_points) {
+      if (p.at > horizon) break;
+      if (!p.tie) {
+        out.push_back(Deviate(p, {{"message", p.message}, {"delay", FormatDuration(DelayOf(spec))}}));
+        continue;
+      }
+      for (size_t k = 1; k < p.among.size(); ++k) {
+        out.push_back(Deviate(p, {{"among", p.among}, {"first", p.among[k]}}));
       }
     }
   }
@@ -219,17 +247,51 @@ std::string StateText(const RunResult& run) {
     text += h.ValueText(op);
     text += '\n';
   }
+  // And the choice points it met: the same history with a different count
+  // of them numbers the next deviations differently.
+  for (const ChoicePoint& p : run.choice_points) {
+    text += std::to_string(p.at.count());
+    text += p.tie ? " tie" : " message ";
+    text += p.message;
+    for (const std::string& s : p.among) text += ' ' + s;
+    text += '\n';
+  }
   return text;
 }
 
 RunOptions VerifyRunOptions(const VerifySpec& spec) {
   RunOptions o;
   o.algorithm = spec.algorithm;
+  o.record_choices = true;
   return o;
 }
 
-RunResult RunSchedule(const VerifySpec& spec, const ojson& faults) {
-  const ojson doc = VerifyScenario(spec, faults);
+ojson FaultsOf(const std::vector<Choice>& choices) {
+  ojson faults = ojson::array();
+  for (const Choice& c : choices) {
+    if (!c.deviation) faults.push_back(c.entry);
+  }
+  return faults;
+}
+
+// The deviations, by point (the order a scenario's "choices" needs).
+ojson DeviationsOf(const std::vector<Choice>& choices) {
+  std::vector<const Choice*> out;
+  for (const Choice& c : choices) {
+    if (c.deviation) out.push_back(&c);
+  }
+  std::sort(out.begin(), out.end(), [](const Choice* a, const Choice* b) { return a->point < b->point; });
+  ojson list = ojson::array();
+  for (const Choice* c : out) list.push_back(c->entry);
+  return list;
+}
+
+ojson DocOf(const VerifySpec& spec, const std::vector<Choice>& choices) {
+  return VerifyScenario(spec, FaultsOf(choices), DeviationsOf(choices));
+}
+
+RunResult RunSchedule(const VerifySpec& spec, const std::vector<Choice>& choices) {
+  const ojson doc = DocOf(spec, choices);
   Scenario s;
   try {
     s = ParseScenario(doc.dump(), "verify-" + spec.algorithm);
@@ -248,18 +310,13 @@ struct Node {
   int delays_left = 0;
 };
 
-ojson FaultsOf(const std::vector<Choice>& choices) {
-  ojson faults = ojson::array();
-  for (const Choice& c : choices) faults.push_back(c.fault);
-  return faults;
-}
 
 // A schedule's children: its next choice, no earlier than its last one.
 std::vector<Choice> Children(const VerifySpec& spec, const Node& node, const RunResult& run) {
   std::vector<Choice> out;
   if (node.faults_left == 0 && node.delays_left == 0) return out;
   for (Choice& c : ChoicesOf(spec, run, node.faults_left > 0, node.delays_left > 0)) {
-    if (!node.choices.empty() && !Before(node.choices.back(), c)) continue;
+    if (!node.choices.empty() && !MayFollow(node.choices.back(), c)) continue;
     out.push_back(std::move(c));
   }
   return out;
@@ -276,13 +333,14 @@ class SeenStates {
   bool Covered(std::string text, const Node& node) {
     if (!on_) return false;
     Entry mine{std::move(text), node.faults_left, node.delays_left,
-               node.choices.empty() ? Nanos::min() : node.choices.back().at,
-               node.choices.empty() ? std::string() : node.choices.back().text};
+               node.choices.empty() ? std::nullopt : std::optional<Choice>(node.choices.back())};
     std::vector<Entry>& bucket = by_hash_[hash_(mine.text)];
     for (const Entry& e : bucket) {
       if (e.text != mine.text) continue;  // a collision: a different state
-      if (e.faults_left >= mine.faults_left && e.delays_left >= mine.delays_left &&
-          (e.after < mine.after || (e.after == mine.after && e.after_text <= mine.after_text))) {
+      // Its next choice's lower bound no later than mine: it had every
+      // child I have.
+      const bool lower = !e.after || (mine.after && !Before(*mine.after, *e.after));
+      if (e.faults_left >= mine.faults_left && e.delays_left >= mine.delays_left && lower) {
         return true;
       }
     }
@@ -295,8 +353,7 @@ class SeenStates {
     std::string text;
     int faults_left;
     int delays_left;
-    Nanos after;  // the lower bound of its next choice
-    std::string after_text;
+    std::optional<Choice> after;  // the lower bound of its next choice (none: any)
   };
   bool on_;
   std::function<uint64_t(const std::string&)> hash_;
@@ -322,7 +379,7 @@ class Searcher {
   // children. Returns true when a finding ends the search.
   bool Visit(const Node& node) {
     if (stop_ != nullptr && stop_->load()) return true;
-    const RunResult run = RunSchedule(spec_, FaultsOf(node.choices));
+    const RunResult run = RunSchedule(spec_, node.choices);
     ++result_.runs;
     if (tick_) tick_();
     if (Unsafe(run)) {
@@ -338,7 +395,7 @@ class Searcher {
     for (const Choice& c : Children(spec_, node, run)) {
       Node child = node;
       child.choices.push_back(c);
-      (c.delay ? child.delays_left : child.faults_left) -= 1;
+      (c.deviation ? child.delays_left : child.faults_left) -= 1;
       if (Visit(child)) return true;
     }
     return false;
@@ -368,7 +425,7 @@ VerifyFinding MakeFinding(const VerifySpec& spec, const std::vector<Choice>& cho
     if (!KeepsContract(s)) return std::nullopt;
     return RunScenario(s, VerifyRunOptions(spec));
   };
-  const ojson doc = VerifyScenario(spec, FaultsOf(choices));
+  const ojson doc = DocOf(spec, choices);
   const std::optional<RunResult> first = run(doc);
   if (!first || !Unsafe(*first)) {
     throw HarnessError("verify: the schedule that violated did not violate again");
@@ -382,13 +439,20 @@ VerifyFinding MakeFinding(const VerifySpec& spec, const std::vector<Choice>& cho
   VerifyFinding f;
   f.ordinal = ordinal;
   f.schedule = FaultsOf(choices);
+  f.deviations = DeviationsOf(choices);
   f.tokens = signature;
   ShrinkStats stats;
   const ojson small = keeps(doc) ? Shrink(doc, keeps, kShrinkBudget, &stats) : doc;
   f.shrink_runs = stats.runs;
   const RunResult result = *run(small);
   f.verdict = VerdictName(result.verdict());
-  const std::vector<std::string> classes = KindFaultClasses(small, result.scenario.NodeNames());
+  std::vector<std::string> classes = KindFaultClasses(small, result.scenario.NodeNames());
+  if (small.contains("choices")) {
+    for (const ojson& c : small["choices"]) {
+      const std::string what = c.contains("among") ? "tie" : "delayed-message";
+      if (!Has(classes, what)) classes.push_back(what);
+    }
+  }
   f.kind = Join(signature, "+") + "--" + (classes.empty() ? std::string("no-fault") : Join(classes, "+"));
 
   const std::string story = FindingStory(result);
@@ -397,11 +461,13 @@ VerifyFinding MakeFinding(const VerifySpec& spec, const std::vector<Choice>& cho
   out["description"] = "Found by locksim verify --algorithm " + spec.algorithm + " --faults " +
                        Join(spec.faults, ",") + " (" + BoundText(spec) + ") at schedule " +
                        std::to_string(ordinal) + " of its depth-first order, " +
-                       Plural(static_cast<int64_t>(choices.size()), "fault") +
-                       " placed, then shrunk. Kind " + f.kind + ": " + story + ".";
+                       Plural(static_cast<int64_t>(FaultsOf(choices).size()), "fault") +
+                       " placed and " +
+                       Plural(static_cast<int64_t>(DeviationsOf(choices).size()), "deviation") +
+                       " from the default schedule, then shrunk. Kind " + f.kind + ": " + story + ".";
   out["source"] = VerifyCommandLine(spec);
   for (const auto& [k, v] : small.items()) {
-    if (k == "faults" && v.empty()) continue;
+    if ((k == "faults" || k == "choices") && v.empty()) continue;
     if (k == "name") continue;
     out[k] = v;
   }
@@ -465,7 +531,8 @@ void CheckVerifySpec(const VerifySpec& spec) {
   range("--tries", spec.tries, 0, 1000000);
   if (spec.ttl < milliseconds(100)) throw InputError("--ttl: at least 100ms (explore's lease contract)");
   for (const auto& [option, d] : {std::pair<const char*, Nanos>{"--ttl", spec.ttl},
-                                  {"--pause", spec.pause}, {"--delay", spec.delay}}) {
+                                  {"--pause", spec.pause}, {"--delay", spec.delay},
+                                  {"--start-gap", spec.start_gap}}) {
     if (d > std::chrono::hours(1)) {
       throw InputError(std::string(option) + ": at most 1h, got " + FormatDuration(d));
     }
@@ -484,7 +551,9 @@ std::string VerifyCommandLine(const VerifySpec& spec) {
     line += " --max-delays " + std::to_string(spec.max_delays) + " --delay " +
             FormatDuration(DelayOf(spec));
   }
-  line += " --clients " + std::to_string(spec.clients) + " --iterations " +
+  line += " --clients " + std::to_string(spec.clients);
+  if (spec.start_gap != milliseconds(10)) line += " --start-gap " + FormatDuration(spec.start_gap);
+  line += " --iterations " +
           std::to_string(spec.iterations) + " --ttl " + FormatDuration(spec.ttl) + " --hold " +
           FormatDuration(spec.hold);
   if (Has(spec.faults, "pause")) line += " --pause " + FormatDuration(PauseOf(spec));
@@ -503,16 +572,30 @@ std::string BoundText(const VerifySpec& spec) {
   std::string text = placing ? "up to " + Plural(spec.max_faults, "fault") + " (" +
                                    Join(classes, ", ") + ")"
                              : std::string("no fault");
-  if (spec.max_delays > 0) text += (placing ? " and " : ", up to ") + (spec.max_delays == 1 ? std::string("1 delayed delivery") : std::to_string(spec.max_delays) + " delayed deliveries") + " of " + FormatDuration(DelayOf(spec));
-  if (placing || spec.max_delays > 0) text += ", each at one of the first " + std::to_string(spec.events) + " instants";
-  text += "; " + Plural(spec.clients, "client") + " x " + Plural(spec.iterations, "iteration") +
+  if (spec.max_delays > 0) {
+    text += (placing ? " and " : ", up to ") + Plural(spec.max_delays, "deviation") +
+            " (a message " + FormatDuration(DelayOf(spec)) + " late, or a tie broken otherwise)";
+  }
+  if (placing || spec.max_delays > 0) {
+    // A deviation's point need not be an instant at which a client acts
+    // (a node's reply leaving): it lies within them.
+    text += (spec.max_delays > 0 ? ", each within the first " : ", each at one of the first ") +
+            std::to_string(spec.events) + " instants";
+  }
+  std::string gap;
+  if (spec.start_gap.count() == 0) gap = " starting together";
+  if (spec.start_gap.count() > 0 && spec.start_gap != milliseconds(10)) {
+    gap = " starting " + FormatDuration(spec.start_gap) + " apart";
+  }
+  text += "; " + Plural(spec.clients, "client") + gap +
+          " x " + Plural(spec.iterations, "iteration") +
           ", lease " + FormatDuration(spec.ttl) + ", hold " + FormatDuration(spec.hold);
   if (spec.tries > 0) text += ", " + std::to_string(spec.tries) + (spec.tries == 1 ? " try" : " tries") + " an acquisition";
   if (Has(spec.faults, "pause")) text += ", pause " + FormatDuration(PauseOf(spec));
   return text;
 }
 
-ojson VerifyScenario(const VerifySpec& spec, const ojson& faults) {
+ojson VerifyScenario(const VerifySpec& spec, const ojson& faults, const ojson& choices) {
   const int nodes = NodesOf(spec);
   ojson doc;
   doc["name"] = "verify-" + spec.algorithm;
@@ -535,12 +618,13 @@ ojson VerifyScenario(const VerifySpec& spec, const ojson& faults) {
   int64_t k = 0;
   for (const std::string& name : ClientNames(spec)) {
     clients.push_back({{"name", name},
-                       {"start", FormatDuration(milliseconds(10) * k++)},
+                       {"start", FormatDuration(spec.start_gap * k++)},
                        {"hold", FormatDuration(spec.hold)},
                        {"iterations", spec.iterations}});
   }
   doc["clients"] = clients;
   doc["faults"] = faults;
+  if (!choices.is_null() && !choices.empty()) doc["choices"] = choices;
   // The lock not coming back within a lease, a second and every outage
   // the bound allows is the lock's doing (explore's rule).
   doc["liveness"] = {{"deadlock_after", FormatDuration(DeadlockAfter(spec))}};
@@ -554,7 +638,7 @@ VerifyResult RunVerify(const VerifySpec& spec, int jobs,
   Node root;
   root.faults_left = Placing(spec) ? spec.max_faults : 0;
   root.delays_left = spec.max_delays;
-  const RunResult root_run = RunSchedule(spec, ojson::array());
+  const RunResult root_run = RunSchedule(spec, {});
   int64_t total = 0;
   const std::map<Nanos, Acting> reach = InstantsOf(spec, root_run, &total);
   result.instants = total;
@@ -603,7 +687,7 @@ VerifyResult RunVerify(const VerifySpec& spec, int jobs,
       Searcher searcher(spec, seen.get(), tick, &stop);
       Node child = root;
       child.choices.push_back(firsts[i]);
-      (firsts[i].delay ? child.delays_left : child.faults_left) -= 1;
+      (firsts[i].deviation ? child.delays_left : child.faults_left) -= 1;
       try {
         searcher.Visit(child);
       } catch (...) {
@@ -656,6 +740,7 @@ ojson VerifySummaryJson(const VerifySpec& spec, const VerifyResult& result, doub
                   {"max_delays", spec.max_delays},
                   {"delay", FormatDuration(DelayOf(spec))},
                   {"clients", spec.clients},
+                  {"start_gap", FormatDuration(spec.start_gap)},
                   {"iterations", spec.iterations},
                   {"ttl", FormatDuration(spec.ttl)},
                   {"hold", FormatDuration(spec.hold)},
@@ -677,6 +762,7 @@ ojson VerifySummaryJson(const VerifySpec& spec, const VerifyResult& result, doub
                       {"violations", f.tokens},
                       {"schedule_ordinal", f.ordinal},
                       {"schedule", f.schedule},
+                      {"deviations", f.deviations},
                       {"shrink_runs", f.shrink_runs},
                       {"file", "counterexample.json"}};
   }

@@ -6,7 +6,7 @@
 // means and what a verified cell does and does not promise.
 //
 // The world. One small scenario per (algorithm, shape): `clients` clients
-// (A, B, C... starting 10ms apart) each taking the lock `iterations` times
+// (A, B, C... starting `start_gap` apart) each taking the lock `iterations` times
 // and holding it `hold`, on a network whose latency is fixed (200us one
 // way): with no random latency, two runs of the same schedule are the same
 // run, and the order of deliveries changes only through a choice below.
@@ -26,17 +26,19 @@
 //   node-clock    each master's clock stepped 2 leases forward;
 //   node-crash    each master killed and restarted 10ms later, empty;
 //   expire        the lock's key removed on every master (an operator);
-// and, within a separate budget of `max_delays`, a delayed delivery: each
-// client sending a command there has its links to the masters slowed by
-// `delay` for that instant (the requests it sends then arrive late; later
-// ones wait behind them, as on one TCP stream).
+// and, within a separate budget of `max_delays`, deviations from the
+// default schedule at the run's choice points (sim/world/chooser.h) up to
+// the last of those instants: a message delivered `delay` late, or a tie
+// (events of one process due at once) broken for another stream. They go
+// into the scenario's "choices", which a ScriptedChooser applies.
 //
-// The search. Depth-first, a schedule's next fault at an instant no
-// earlier than its last one (at the same instant: a fault that sorts after
-// it), so each set of placed faults is reached once. States already seen are
-// skipped: after a run, its state is the text of its whole history, the
-// nemesis's records of the faults included. Two runs with the same text
-// did the same thing at the same time on every client and node (a fault
+// The search. Depth-first, a schedule's next choice no earlier than its
+// last one (at the same instant: a fault that sorts after it, or a
+// deviation at a later point; faults before deviations), so each set of
+// choices is reached once. States already seen are skipped: after a run,
+// its state is the text of its whole history, the nemesis's records of the
+// faults included, and the choice points it met. Two runs with the same
+// text did the same thing at the same time on every client and node (a fault
 // with nothing to act on, such as a crash of a node already down, leaves
 // no record); a second one is not expanded when the first had at least
 // its budget left and no later lower bound. The text is compared in full:
@@ -67,9 +69,10 @@ struct VerifySpec {
   // The bound.
   int max_faults = 2;   // K: faults per schedule
   int events = 40;      // E: each at one of the first E instants of its run
-  int max_delays = 0;   // D: delayed deliveries per schedule
+  int max_delays = 0;   // D: deviations per schedule
   // The world's shape.
   int clients = 2;
+  Nanos start_gap = std::chrono::milliseconds(10);  // between the clients' starts
   int iterations = 1;
   Nanos ttl = std::chrono::seconds(1);
   Nanos hold = std::chrono::milliseconds(800);
@@ -107,7 +110,8 @@ struct VerifyFinding {
   std::string verdict;
   std::vector<std::string> tokens;
   std::string kind;  // explore's: "<tokens>--<fault classes>"
-  nlohmann::ordered_json schedule;  // the faults as placed, before shrinking
+  nlohmann::ordered_json schedule;    // the faults as placed, before shrinking
+  nlohmann::ordered_json deviations;  // and the deviations ("choices")
   std::string text;  // the shrunk scenario file, with its "expect"
   int shrink_runs = 0;
 };
@@ -130,10 +134,10 @@ struct VerifyResult {
   std::optional<VerifyFinding> finding;
 };
 
-// The scenario document of `spec`'s world with `faults` (the base document
-// with no fault for an empty array).
-nlohmann::ordered_json VerifyScenario(const VerifySpec& spec,
-                                      const nlohmann::ordered_json& faults);
+// The scenario document of `spec`'s world with `faults` and `choices` (the
+// base document with neither for empty arrays).
+nlohmann::ordered_json VerifyScenario(const VerifySpec& spec, const nlohmann::ordered_json& faults,
+                                      const nlohmann::ordered_json& choices = nullptr);
 
 // Runs the search on `jobs` threads. `progress` is called (under a lock)
 // every few runs. Deterministic: the result does not depend on `jobs`.

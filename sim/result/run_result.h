@@ -71,6 +71,8 @@ struct RunResult {
   // Faults whose trigger never fired: the run did not test what the
   // scenario says it tests.
   std::vector<std::string> unfired;
+  // With RunOptions::record_choices: every choice point the run met.
+  std::vector<ChoicePoint> choice_points;
   // Set for an adapter-driven variant.
   std::optional<LibraryReport> library;
 

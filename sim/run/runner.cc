@@ -103,6 +103,7 @@ class ScenarioRun {
   std::map<std::string, std::vector<int>> actors_of_;
   std::map<int, AdapterLock*> adapter_of_;  // client process -> its adapter, if any
   std::vector<AdapterLock*> adapters_;      // every one, restarted clients' too
+  std::unique_ptr<ScriptedChooser> chooser_;  // outlives the world that asks it
   std::unique_ptr<World> world_;
   std::unique_ptr<Nemesis> nemesis_;
 };
@@ -189,6 +190,10 @@ void ScenarioRun::Refuse(const Scenario& input) const {
     const std::string why = AdapterUnsupported(*algo_, s, backend() == Backend::kReal);
     if (!why.empty()) throw InputError(why);
   }
+  if (backend() == Backend::kReal && !s.choices.empty()) {
+    throw InputError(input.file + ": $.choices: replay on the virtual backend only (real "
+                                  "servers and their network make their own choices)");
+  }
   if (lock_.ttl < std::chrono::milliseconds(1)) {
     throw InputError(ScaleSource(input) + ": scales the lock TTL below 1ms");
   }
@@ -213,6 +218,10 @@ void ScenarioRun::Setup() {
   const Scenario& s = scenario();
   if (backend() == Backend::kReal) interrupt_guard_.emplace();
   world_ = MakeWorld(backend(), MakeWorldOptions());
+  if (!s.choices.empty() || options_.record_choices) {
+    chooser_ = std::make_unique<ScriptedChooser>(s.choices, options_.record_choices);
+    world_->SetChooser(chooser_.get());
+  }
   // A limiter has no holder whose value another could overwrite: on real
   // servers its key is not watched (one snapshot per INCR is load a
   // limiter's timing does not need).
@@ -361,6 +370,10 @@ RunResult ScenarioRun::Check() {
   RunResult& r = result_;
   r.end = world_->Now();
   r.unfired = nemesis_->Unfired();
+  if (chooser_) {
+    for (std::string& u : chooser_->Unapplied()) r.unfired.push_back(std::move(u));
+    r.choice_points = chooser_->points();
+  }
   world_->history().SetListener(nullptr);
   r.history = std::move(world_->history());
   nemesis_.reset();

@@ -37,6 +37,10 @@ struct RunOptions {
   // 150 bytes each), and says so in its result: the verdict covers what was
   // recorded until then. 0: no cap.
   int64_t max_ops = kDefaultMaxOps;
+  // Systematic mode (locksim verify): the run's choice points
+  // (sim/world/chooser.h) are recorded in RunResult::choice_points. A
+  // scenario's "choices" are applied either way.
+  bool record_choices = false;
   // Called every few thousand events with the true time and the history's
   // size, for a progress line; must not touch the run.
   std::function<void(Nanos now, Nanos duration, int64_t ops)> progress;

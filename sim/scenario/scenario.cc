@@ -1,5 +1,6 @@
 #include "sim/scenario/scenario.h"
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <set>
@@ -279,6 +280,47 @@ Expectation ParseExpectation(const json& value, const std::string& label, const 
   return x;
 }
 
+// {"point": 7, "at": "10.2ms", "message": "A->redis0", "delay": "1s"}, or
+// {"point": 9, "at": "10.4ms", "among": ["A->redis0", "B->redis0"], "first": "B->redis0"}.
+ChoiceSpec ParseChoice(const json& j, const std::string& path, const std::string& file,
+                       const std::vector<ChoiceSpec>& before) {
+  ObjectReader r(j, path, file, {"point", "at", "message", "delay", "among", "first"});
+  ChoiceSpec c;
+  r.Integer("point", &c.point, 1, INT64_MAX, /*required=*/true);
+  if (!before.empty() && c.point <= before.back().point) {
+    r.Fail(r.Path("point"), "must be greater than the previous choice's (" +
+                                std::to_string(before.back().point) + "): one entry per point, in order");
+  }
+  r.Duration("at", &c.at, /*required=*/true);
+  if (r.Has("message") == r.Has("among")) {
+    r.Fail(path, "needs either \"message\" and \"delay\" (a message delivered later) or "
+                 "\"among\" and \"first\" (a tie broken otherwise)");
+  }
+  if (r.Has("message")) {
+    c.tie = false;
+    r.String("message", &c.message, /*required=*/true);
+    r.Duration("delay", &c.delay, /*required=*/true);
+    if (c.delay <= Nanos{0}) r.Fail(r.Path("delay"), "must be more than 0");
+    if (c.delay > std::chrono::hours(1)) r.Fail(r.Path("delay"), "must be at most 1h");
+    if (r.Has("first")) r.Fail(r.Path("first"), "belongs to a tie (\"among\"), not a message");
+    return c;
+  }
+  c.tie = true;
+  if (r.Has("delay")) r.Fail(r.Path("delay"), "belongs to a message, not a tie (\"among\")");
+  r.Array("among", [&](const json& v, const std::string& at) {
+    if (!v.is_string()) r.Fail(at, "expected a string, got " + TypeName(v));
+    c.among.push_back(v.get<std::string>());
+  }, /*required=*/true);
+  if (c.among.size() < 2) r.Fail(r.Path("among"), "a tie needs at least two streams");
+  r.String("first", &c.first, /*required=*/true);
+  const auto it = std::find(c.among.begin(), c.among.end(), c.first);
+  if (it == c.among.end()) r.Fail(r.Path("first"), "\"" + c.first + "\" is not among the tie's streams");
+  if (it == c.among.begin()) {
+    r.Fail(r.Path("first"), "\"" + c.first + "\" runs first anyway (FIFO order): not a deviation");
+  }
+  return c;
+}
+
 json ParseJson(const std::string& text, const std::string& file) {
   try {
     return json::parse(text);
@@ -301,7 +343,7 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
   ObjectReader top(root, "$", file,
                    {"name", "description", "source", "algorithm", "seed",
                     "duration", "real_time_scale", "nodes", "network", "redis", "lock", "workload",
-                    "clients", "faults", "liveness", "expect"});
+                    "clients", "faults", "choices", "liveness", "expect"});
   ParseHeader(top, file, &s);
   auto section = [&](const char* key, std::vector<std::string> fields) {
     return ObjectReader(top.Get(key), top.Path(key), file, std::move(fields));
@@ -331,6 +373,9 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
   if (s.clients.empty()) top.Fail(top.Path("clients"), "needs at least one client");
   top.Array("faults", [&](const json& j, const std::string& path) {
     s.faults.push_back(ParseFault(j, path, file, known, s.duration));
+  });
+  top.Array("choices", [&](const json& j, const std::string& path) {
+    s.choices.push_back(ParseChoice(j, path, file, s.choices));
   });
   if (top.Has("expect")) {
     const json& e = top.Get("expect");
@@ -398,6 +443,10 @@ Scenario Scaled(const Scenario& s, TimeScale scale, const std::string& option) {
     }
   };
   faults(out.faults);
+  for (ChoiceSpec& c : out.choices) {
+    apply(c.at);
+    apply(c.delay);
+  }
   for (auto& [label, x] : out.expect) {
     if (x.faults) faults(*x.faults);
     if (x.lock) {

@@ -17,6 +17,7 @@
 #include "sim/core/persistence.h"
 #include "sim/core/time.h"
 #include "sim/core/verdict.h"
+#include "sim/scenario/choice.h"
 
 namespace locksim {
 
@@ -126,6 +127,9 @@ struct Scenario {
   LockOverrides lock;  // over the variant's defaults
   std::vector<ClientSpec> clients;
   std::vector<FaultSpec> faults;
+  // Deviations from the default schedule (sim/world/chooser.h), by point:
+  // what locksim verify writes into a counterexample. Virtual backend only.
+  std::vector<ChoiceSpec> choices;
   LivenessSpec liveness;
   std::map<std::string, Expectation> expect;  // by label
   // Names of the Redis node processes, in order ("redis0", "redis0r1"...).

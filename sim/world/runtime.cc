@@ -132,6 +132,52 @@ Runtime::Key Runtime::PopKey() {
   return k;
 }
 
+Runtime::Key Runtime::BreakTie(Key k) {
+  const Body& mine = bodies_[k.body];
+  auto stream = [this](const Body& b) {
+    return b.kind == Kind::kWorld ? WorldEventStream(b.tag) : uint64_t{0};
+  };
+  struct Candidate {
+    uint64_t stream;
+    Key key;
+    size_t index;  // in queue_; k's is queue_.size()
+  };
+  std::vector<Candidate> candidates{{stream(mine), k, queue_.size()}};
+  for (size_t i = 0; i < queue_.size(); ++i) {
+    const Key& q = queue_[i];
+    const Body& b = bodies_[q.body];
+    // A timed fault (due: min) is not a tie: it goes first by design.
+    if (q.at != k.at || q.due != k.due || b.process != mine.process ||
+        b.incarnation != mine.incarnation) {
+      continue;
+    }
+    const uint64_t s = stream(b);
+    auto it = std::find_if(candidates.begin(), candidates.end(),
+                           [s](const Candidate& c) { return c.stream == s; });
+    if (it == candidates.end()) {
+      candidates.push_back({s, q, i});
+    } else if (q.seq < it->key.seq) {
+      *it = {s, q, i};  // the stream's first event
+    }
+  }
+  if (candidates.size() < 2) return k;
+  std::sort(candidates.begin() + 1, candidates.end(),
+            [](const Candidate& a, const Candidate& b) { return a.key.seq < b.key.seq; });
+  std::vector<std::string> among;
+  for (const Candidate& c : candidates) {
+    const Body& b = bodies_[c.key.body];
+    among.push_back(b.kind == Kind::kWorld ? WorldEventStreamName(b.tag)
+                                           : ProcessName(b.process) + " (own)");
+  }
+  const size_t pick = chooser_->First(now_, among);
+  if (pick == 0 || pick >= candidates.size()) return k;
+  const Candidate& chosen = candidates[pick];
+  queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(chosen.index));
+  std::make_heap(queue_.begin(), queue_.end(), Later{});
+  PushKey(k);
+  return chosen.key;
+}
+
 void Runtime::Pause(int process, Nanos until) {
   if (process == nemesis()) InvariantBroken("the nemesis cannot be paused");
   processes_[process].paused_until = std::max(processes_[process].paused_until, until);
@@ -211,7 +257,7 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
       }
       // Out of its slot first: it may schedule events, which may reuse the
       // slot or grow bodies_.
-      Body event = Take(k.body);
+      Body event = Take(chooser_ != nullptr && k.due != Nanos::min() ? BreakTie(k).body : k.body);
       switch (event.kind) {
         case Kind::kCallback: event.fn(); break;
         case Kind::kResume: event.handle.resume(); break;

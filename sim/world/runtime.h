@@ -29,6 +29,7 @@
 #include "sim/core/reply.h"
 #include "sim/core/task.h"
 #include "sim/core/time.h"
+#include "sim/world/chooser.h"
 
 namespace locksim {
 
@@ -165,6 +166,11 @@ class Runtime {
   // keeps shrunk scenarios replaying the same way.
   Random& network_random() { return random_; }
   Random& process_random(int process) { return processes_[process].random; }
+  // The choices the seed does not make alone (sim/world/chooser.h): null,
+  // the default, is random mode (latencies as drawn, ties in FIFO order);
+  // a chooser set before Run sees every message and every tie. Not owned.
+  void SetChooser(Chooser* chooser) { chooser_ = chooser; }
+  Chooser* chooser() const { return chooser_; }
 
   // What a developer needs to replay this run when an invariant breaks.
   void SetReplayHint(std::string hint) { replay_hint_ = std::move(hint); }
@@ -190,6 +196,17 @@ class Runtime {
   void AtWorldEvent(Nanos at, int process, uint32_t tag, int incarnation = -1);
   virtual void OnWorldEvent(uint32_t tag) { (void)tag; }
   virtual void DropWorldEvent(uint32_t tag) { (void)tag; }
+  // For ties (chooser.h): the stream a world event belongs to within its
+  // process (0: the process's own events, timers and callbacks; a
+  // message: its connection), and the stream's name ("A->redis0").
+  virtual uint64_t WorldEventStream(uint32_t tag) const {
+    (void)tag;
+    return 0;
+  }
+  virtual std::string WorldEventStreamName(uint32_t tag) const {
+    (void)tag;
+    return {};
+  }
 
   Nanos now_{0};
 
@@ -233,6 +250,10 @@ class Runtime {
   // Moves an event out of its slot and frees the slot.
   Body Take(uint32_t body);
   bool AllTasksDone() const { return live_tasks_ == 0; }
+  // With a chooser: `k` (popped, its process able to run) and the events of
+  // its process due at the same instant on other streams are a tie; the
+  // chooser's pick comes out of the queue and `k` goes back.
+  Key BreakTie(Key k);
   // A top-level task, counted among the live ones until it returns (or
   // its incarnation dies): the run's end is a counter, not a scan of every
   // task at every instant (2 000 clients made that the run's cost).
@@ -240,6 +261,7 @@ class Runtime {
 
   History history_;
   Random random_;
+  Chooser* chooser_ = nullptr;
   uint64_t seed_;
   Nanos unix_start_;
   std::string replay_hint_;

@@ -49,9 +49,14 @@ int VirtualWorld::PhysicalOf(int process) const {
   return -1;
 }
 
-Nanos VirtualWorld::Arrival(int from, int to) {
+Nanos VirtualWorld::Arrival(int from, int to, uint32_t id) {
   Nanos latency(
       network_random().Between(options_.latency_min.count(), options_.latency_max.count()));
+  if (chooser() != nullptr) {
+    latency = chooser()->Latency(
+        now_, id == kNoMessage ? ProcessName(from) + "->" + ProcessName(to) : WorldEventStreamName(id),
+        latency);
+  }
   auto it = links_.empty() ? links_.end() : links_.find({from, to});
   if (it != links_.end()) {
     latency += it->second.extra;
@@ -76,7 +81,7 @@ void VirtualWorld::Transmit(int from, int to, uint32_t id) {
     it->second.held.push_back(Held{nullptr, id});
     return;
   }
-  AtWorldEvent(Arrival(from, to), to, id);
+  AtWorldEvent(Arrival(from, to, id), to, id);
 }
 
 void VirtualWorld::SetPartitioned(int a, int b, bool partitioned) {
@@ -92,7 +97,7 @@ void VirtualWorld::Heal(std::pair<int, int> key, Link& link) {
   std::vector<Held> held = std::move(link.held);
   link.held.clear();
   for (Held& h : held) {
-    const Nanos at = Arrival(key.first, key.second);
+    const Nanos at = Arrival(key.first, key.second, h.deliver ? kNoMessage : h.message);
     if (h.deliver) {
       At(at, key.second, std::move(h.deliver));
     } else {
@@ -268,6 +273,19 @@ void VirtualWorld::Send(int client, int actor, int node, Command cmd, ReplySink*
   m.cmd = std::move(cmd);
   m.sink = sink;
   Transmit(client, nodes_[m.physical].process, id);
+}
+
+uint64_t VirtualWorld::WorldEventStream(uint32_t id) const {
+  // A message's stream is its connection: (client thread, node).
+  const Message& m = messages_[id];
+  return (static_cast<uint64_t>(m.actor) + 1) << 32 | static_cast<uint32_t>(m.physical);
+}
+
+std::string VirtualWorld::WorldEventStreamName(uint32_t id) const {
+  const Message& m = messages_[id];
+  const std::string& client = history().name(m.actor);
+  const std::string& node = ProcessName(nodes_[m.physical].process);
+  return m.replying ? node + "->" + client : client + "->" + node;
 }
 
 void VirtualWorld::OnWorldEvent(uint32_t id) {

@@ -72,6 +72,8 @@ class VirtualWorld : public World {
   void AdvanceTo(Nanos t) override { now_ = t; }
   void OnWorldEvent(uint32_t tag) override;
   void DropWorldEvent(uint32_t tag) override { FreeMessage(tag); }
+  uint64_t WorldEventStream(uint32_t tag) const override;
+  std::string WorldEventStreamName(uint32_t tag) const override;
 
  private:
   struct Node {
@@ -107,8 +109,11 @@ class VirtualWorld : public World {
   // A request reaching its node; a reply reaching its client.
   void ServeRequest(uint32_t id);
   void DeliverReply(uint32_t id);
-  // When a message sent now from process `from` to process `to` arrives.
-  Nanos Arrival(int from, int to);
+  // When message `id`, sent now from process `from` to process `to`,
+  // arrives: a latency drawn from the seed, which a chooser may lengthen.
+  // kNoMessage: a replication stream's write held by a cut link.
+  static constexpr uint32_t kNoMessage = UINT32_MAX;
+  Nanos Arrival(int from, int to, uint32_t id);
   // Sends message `id` from process `from` to process `to`: delivered as an
   // event of `to` when it arrives, or later if the link is cut.
   void Transmit(int from, int to, uint32_t id);

@@ -62,6 +62,134 @@ TEST(Verify, EnumeratesExactlyTheSchedulesOfATinyWorld) {
   EXPECT_EQ(RunVerify(spec, 1).schedules, 5);
 }
 
+// Two clients taking setnx-simple once, starting together. Their
+// fault-free run meets these choice points up to its second instant
+// (400us, where both read their replies):
+//   1, 2   0ns    A's and B's SETNX leave: messages;
+//   3      200us  both reach redis0 at once: a tie, one other order (B first);
+//   4, 5   200us  redis0's two replies leave: messages.
+// With no fault, D = 1 and E = 2, each of the five is a deviation of its
+// own: the run without one and five with one, 6 schedules.
+TEST(Verify, EnumeratesTheTiesAndMessagesOfATinyWorld) {
+  VerifySpec spec = Spec("setnx-simple", "none");
+  spec.start_gap = Nanos{0};
+  spec.state_cache = false;
+  spec.events = 2;
+  EXPECT_EQ(RunVerify(spec, 1).schedules, 1);
+  spec.max_delays = 1;
+  const VerifyResult r = RunVerify(spec, 1);
+  EXPECT_EQ(r.schedules, 6);
+  EXPECT_FALSE(r.finding);
+  EXPECT_EQ(RunVerify(spec, 2).schedules, 6);
+}
+
+// Redlock's client reads three replies at once: a tie of three streams
+// (two other orders), then of the remaining two. A schedule takes at most
+// one of a point's options: two deviations at one point would not be a
+// scenario (its "choices" are one entry per point), and the search used to
+// try them with D = 2.
+TEST(Verify, TwoDeviationsNeverShareAPoint) {
+  VerifySpec spec = Spec("redlock", "none");
+  spec.start_gap = Nanos{0};
+  spec.max_delays = 2;
+  spec.events = 2;
+  const VerifyResult one = RunVerify(spec, 1);
+  EXPECT_FALSE(one.finding);
+  EXPECT_GT(one.schedules, 100);
+  EXPECT_EQ(RunVerify(spec, 2).schedules, one.schedules);
+}
+
+// The tie of point 3 broken for B: B's SETNX runs first, so B takes the
+// lock at 400us and A, refused, retries.
+TEST(Verify, ATieBrokenOtherwiseLetsTheOtherClientWin) {
+  VerifySpec spec = Spec("setnx-simple", "none");
+  spec.start_gap = Nanos{0};
+  auto first_holder = [&](const nlohmann::ordered_json& choices) {
+    const Scenario s = ParseScenario(
+        VerifyScenario(spec, nlohmann::ordered_json::array(), choices).dump(), "tie.json");
+    RunOptions o;
+    o.algorithm = spec.algorithm;
+    const RunResult r = RunScenario(s, o);
+    EXPECT_TRUE(r.unfired.empty()) << (r.unfired.empty() ? "" : r.unfired.front());
+    for (const Op& op : r.history.ops()) {
+      if (op.f == OpF::kAcquire && op.type == OpType::kOk) return r.history.name(op.actor);
+    }
+    return std::string("nobody");
+  };
+  EXPECT_EQ(first_holder(nlohmann::ordered_json::array()), "A");
+  EXPECT_EQ(first_holder(nlohmann::ordered_json::parse(
+                R"([{"point": 3, "at": "200us", "among": ["A->redis0", "B->redis0"],
+                     "first": "B->redis0"}])")),
+            "B");
+}
+
+// A choice whose point turns out to be something else is not applied, and
+// the run says so, as of a fault that never fired.
+TEST(Verify, AChoiceThatDoesNotMatchItsPointIsReportedUnapplied) {
+  VerifySpec spec = Spec("setnx-simple", "none");
+  spec.start_gap = Nanos{0};
+  const Scenario s = ParseScenario(
+      VerifyScenario(spec, nlohmann::ordered_json::array(),
+                     nlohmann::ordered_json::parse(
+                         R"([{"point": 3, "at": "200us", "message": "A->redis0", "delay": "1s"},
+                             {"point": 900, "at": "1s", "message": "A->redis0", "delay": "1s"}])"))
+          .dump(),
+      "bad.json");
+  RunOptions o;
+  o.algorithm = spec.algorithm;
+  const RunResult r = RunScenario(s, o);
+  ASSERT_EQ(r.unfired.size(), 2u);
+  EXPECT_EQ(r.unfired[0],
+            "choice point 3 (the message A->redis0 at 200us) was not applied: the run's point 3 "
+            "is the tie of A->redis0, B->redis0 at 200us");
+  EXPECT_NE(r.unfired[1].find("choice point 900"), std::string::npos) << r.unfired[1];
+  EXPECT_NE(r.unfired[1].find("the run met only"), std::string::npos) << r.unfired[1];
+}
+
+TEST(Verify, ChoicesReplayOnTheVirtualBackendOnly) {
+  VerifySpec spec = Spec("setnx-simple", "none");
+  const Scenario s = ParseScenario(
+      VerifyScenario(spec, nlohmann::ordered_json::array(),
+                     nlohmann::ordered_json::parse(
+                         R"([{"point": 1, "at": "0s", "message": "A->redis0", "delay": "1s"}])"))
+          .dump(),
+      "c.json");
+  RunOptions o;
+  o.algorithm = spec.algorithm;
+  o.backend = Backend::kReal;
+  try {
+    RunScenario(s, o);
+    FAIL() << "a real run of a scenario with choices was not refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "c.json: $.choices: replay on the virtual backend only (real servers and their "
+              "network make their own choices)");
+  }
+}
+
+// One reply of set-nx-px delivered a lease late: A enters after its key
+// expired and B took it (the network-delay story). Found at the fifth
+// schedule (points 1-4 of the tiny world above; point 4 is redis0's reply
+// to A), and its counterexample replays with the deviation in "choices".
+TEST(Verify, FindsALateReplyOfSetNxPx) {
+  VerifySpec spec = Spec("set-nx-px", "none");
+  spec.start_gap = Nanos{0};
+  spec.max_delays = 1;
+  const VerifyResult r = RunVerify(spec, 2);
+  ASSERT_TRUE(r.finding);
+  EXPECT_EQ(r.finding->ordinal, 5);
+  EXPECT_TRUE(Has(r.finding->tokens, "mutual-exclusion")) << r.finding->kind;
+  EXPECT_TRUE(r.finding->kind.ends_with("--delayed-message")) << r.finding->kind;
+  ASSERT_EQ(r.finding->deviations.size(), 1u);
+  EXPECT_EQ(r.finding->deviations[0]["message"], "redis0->A");
+  const Scenario saved = ParseScenario(r.finding->text, "counterexample.json");
+  ASSERT_EQ(saved.choices.size(), 1u);
+  RunOptions replay;
+  replay.label = "set-nx-px";
+  EXPECT_EQ(RunScenario(saved, replay).ExpectationMet(), true);
+  EXPECT_EQ(RunVerify(spec, 1).finding->text, r.finding->text);
+}
+
 TEST(Verify, FindsF1SetNxPxUnderAPause) {
   const VerifyResult r = RunVerify(Spec("set-nx-px", "pause"), 2);
   ASSERT_TRUE(r.finding);

@@ -68,6 +68,38 @@ TEST(ScenarioTest, WrongTypeNamesItsPathAndTheExpectedType) {
             "s.json: $.nodes: expected an integer, got a string");
 }
 
+TEST(ScenarioTest, ChoicesAreReadAndTheirMistakesNamed) {
+  const std::string tie =
+      R"({"point": 3, "at": "200us", "among": ["A->redis0", "B->redis0"], "first": "B->redis0"})";
+  const std::string message =
+      R"({"point": 4, "at": "200us", "message": "redis0->A", "delay": "1s"})";
+  auto with = [&](const std::string& choices) {
+    return Valid("\"faults\":", "\"choices\": [" + choices + "], \"faults\":");
+  };
+  const Scenario s = ParseScenario(with(tie + ", " + message), "s.json");
+  ASSERT_EQ(s.choices.size(), 2u);
+  EXPECT_TRUE(s.choices[0].tie);
+  EXPECT_EQ(s.choices[0].first, "B->redis0");
+  EXPECT_EQ(s.choices[1].message, "redis0->A");
+  EXPECT_EQ(s.choices[1].delay, std::chrono::seconds(1));
+  EXPECT_EQ(Scaled(s, TimeScale{1, 10}).choices[1].at, std::chrono::microseconds(20));
+
+  EXPECT_EQ(ErrorOf(with(message + ", " + tie)),
+            "s.json: $.choices[1].point: must be greater than the previous choice's (4): one "
+            "entry per point, in order");
+  EXPECT_EQ(ErrorOf(with(R"({"point": 1, "at": "0s"})")),
+            "s.json: $.choices[0]: needs either \"message\" and \"delay\" (a message delivered "
+            "later) or \"among\" and \"first\" (a tie broken otherwise)");
+  EXPECT_EQ(ErrorOf(with(R"({"point": 1, "at": "0s", "message": "A->redis0"})")),
+            "s.json: $.choices[0].delay: required field is missing");
+  EXPECT_EQ(ErrorOf(with(R"({"point": 1, "at": "0s", "among": ["A", "B"], "first": "C"})")),
+            "s.json: $.choices[0].first: \"C\" is not among the tie's streams");
+  EXPECT_EQ(ErrorOf(with(R"({"point": 1, "at": "0s", "among": ["A", "B"], "first": "A"})")),
+            "s.json: $.choices[0].first: \"A\" runs first anyway (FIFO order): not a deviation");
+  EXPECT_EQ(ErrorOf(with(R"({"point": 0, "at": "0s", "message": "A->redis0", "delay": "1s"})")),
+            "s.json: $.choices[0].point: must be between 1 and 9223372036854775807, got 0");
+}
+
 TEST(ScenarioTest, NegativeDurationIsRejected) {
   EXPECT_EQ(ErrorOf(Valid("\"duration\": \"2s\"", "\"duration\": \"-2s\"")),
             "s.json: $.faults[0].duration: negative duration \"-2s\"");

@@ -103,6 +103,7 @@ json Base() {
     "clients": [{"name": "A"}, {"name": "B"}],
     "faults": [{"type": "pause", "process": "A", "duration": "1s",
                 "on": {"process": "A", "event": "enter"}}],
+    "choices": [{"point": 2, "at": "0s", "message": "A->redis0", "delay": "1s"}],
     "expect": {"set-nx-px": {"verdict": "safe", "lock": {"ttl": "2s"}}}
   })");
 }
@@ -132,6 +133,7 @@ TEST(SchemaTest, EveryObjectListsExactlyTheParsersFields) {
       {"/workload", p.at("workload")},
       {"/clients/0", p.at("clients").at("items")},
       {"/faults/0/on", root.at("$defs").at("trigger")},
+      {"/choices/0", root.at("$defs").at("choice")},
       {"/expect/set-nx-px", p.at("expect").at("properties").at("set-nx-px")},
       {"/expect/set-nx-px/lock", root.at("$defs").at("expectation").at("properties").at("lock")},
   };
