@@ -229,6 +229,8 @@ TEST_F(ExploreCliTest, VerifyBadInputExitsTwoNamingTheOption) {
       {"verify --algorithm set-nx-px --ttl fast", "--ttl: expected a positive duration"},
       {"verify --algorithm set-nx-px --hold 2s", "--hold: at most 80% of the lease"},
       {"verify --algorithm set-nx-px --max-delays 1 --delay 100000h", "--delay: at most 1h"},
+      {"verify --algorithm set-nx-px --start-gap soon", "--start-gap: expected a duration"},
+      {"verify --algorithm set-nx-px --start-gap 2h", "--start-gap: at most 1h"},
   };
   for (const Case& c : cases) {
     Outcome o = Locksim(c.args + " --out " + Out("bad"));
