@@ -115,7 +115,7 @@ int VerifyCommand(const std::vector<std::string>& args) {
     const double fraction =
         p.subtrees > 0 ? static_cast<double>(p.subtrees_done) / static_cast<double>(p.subtrees) : -1;
     line.Show(fraction, std::to_string(p.runs) + " schedules run, " + std::to_string(p.skipped) +
-                            " skipped as seen, first faults " + std::to_string(p.subtrees_done) +
+                            " skipped as seen, first choices " + std::to_string(p.subtrees_done) +
                             "/" + std::to_string(p.subtrees));
   });
   line.Clear();

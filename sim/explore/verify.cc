@@ -100,10 +100,13 @@ struct Choice {
   ojson entry;  // the scenario's "faults" or "choices" entry
 };
 
-// A fault at an instant goes before every deviation there (it fires before
-// the instant's events, which is where the points are), and the points of
-// one instant are in the order the run meets them: so a later choice never
-// changes what an earlier one chose.
+// At one instant the faults go before the deviations, and deviations go
+// in the order of their points. A choice changes the run only from its
+// time on (a fault) or after its point (a deviation), and a deviation means
+// "point N" of the run: so a later choice must not be able to renumber an
+// earlier deviation's point. A fault at a later instant, or a deviation at
+// a later point, cannot; a fault at the same instant could (it may act
+// before some of that instant's points), which is why faults go first.
 bool Before(const Choice& a, const Choice& b) {
   if (a.at != b.at) return a.at < b.at;
   if (a.deviation != b.deviation) return b.deviation;
@@ -254,6 +257,9 @@ std::string StateText(const RunResult& run) {
     text += p.tie ? " tie" : " message ";
     text += p.message;
     for (const std::string& s : p.among) text += ' ' + s;
+    // And what was taken there: a delay that shows nowhere else (a message
+    // still in flight) is state all the same.
+    text += " +" + std::to_string(p.added.count()) + " #" + std::to_string(p.picked);
     text += '\n';
   }
   return text;
@@ -262,7 +268,8 @@ std::string StateText(const RunResult& run) {
 RunOptions VerifyRunOptions(const VerifySpec& spec) {
   RunOptions o;
   o.algorithm = spec.algorithm;
-  o.record_choices = true;
+  // Without deviations to make, no chooser: the path of every other run.
+  o.record_choices = spec.max_delays > 0;
   return o;
 }
 
@@ -380,6 +387,12 @@ class Searcher {
   bool Visit(const Node& node) {
     if (stop_ != nullptr && stop_->load()) return true;
     const RunResult run = RunSchedule(spec_, node.choices);
+    if (run.unapplied_choices > 0) {
+      // A deviation read from the parent's run means something else in
+      // this one: the order (Before) should make that impossible.
+      throw HarnessError("verify: a deviation was not applied (" + run.unfired.back() +
+                         "); " + VerifyCommandLine(spec_));
+    }
     ++result_.runs;
     if (tick_) tick_();
     if (Unsafe(run)) {
@@ -529,6 +542,7 @@ void CheckVerifySpec(const VerifySpec& spec) {
   range("--clients", spec.clients, 1, 8);
   range("--iterations", spec.iterations, 1, 100);
   range("--tries", spec.tries, 0, 1000000);
+  if (spec.start_gap < Nanos{0}) throw InputError("--start-gap: must not be negative");
   if (spec.ttl < milliseconds(100)) throw InputError("--ttl: at least 100ms (explore's lease contract)");
   for (const auto& [option, d] : {std::pair<const char*, Nanos>{"--ttl", spec.ttl},
                                   {"--pause", spec.pause}, {"--delay", spec.delay},

@@ -45,7 +45,7 @@
 // the hash only finds the candidates, so a collision never merges two
 // states. Every run is checked, skipped or not.
 //
-// --jobs J splits the tree by its first fault: each subtree has its own
+// --jobs J splits the tree by its first choice: each subtree has its own
 // record of states seen, so the counts and the finding are the same for
 // any J.
 #ifndef LOCKSIM_SIM_EXPLORE_VERIFY_H_

@@ -73,6 +73,9 @@ struct RunResult {
   std::vector<std::string> unfired;
   // With RunOptions::record_choices: every choice point the run met.
   std::vector<ChoicePoint> choice_points;
+  // Entries of the scenario's "choices" the run did not apply (also in
+  // `unfired`, each saying why).
+  int64_t unapplied_choices = 0;
   // Set for an adapter-driven variant.
   std::optional<LibraryReport> library;
 

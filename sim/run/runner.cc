@@ -373,6 +373,7 @@ RunResult ScenarioRun::Check() {
   if (chooser_) {
     for (std::string& u : chooser_->Unapplied()) r.unfired.push_back(std::move(u));
     r.choice_points = chooser_->points();
+    r.unapplied_choices = static_cast<int64_t>(chooser_->unapplied());
   }
   world_->history().SetListener(nullptr);
   r.history = std::move(world_->history());

@@ -4,6 +4,7 @@
 #ifndef LOCKSIM_SIM_SCENARIO_CHOICE_H_
 #define LOCKSIM_SIM_SCENARIO_CHOICE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,6 +34,11 @@ struct ChoicePoint {
   bool tie = false;
   std::string message;             // a message
   std::vector<std::string> among;  // a tie
+  // What the run took there, when its script departed from the default:
+  // the latency added to a message, the index of the tie's stream that ran
+  // first.
+  Nanos added{0};
+  size_t picked = 0;
 };
 
 }  // namespace locksim

@@ -25,6 +25,7 @@ const ChoiceSpec* ScriptedChooser::Next() {
 }
 
 void ScriptedChooser::Miss(const ChoiceSpec& spec, const std::string& why) {
+  ++unapplied_;
   missed_.push_back("choice point " + std::to_string(spec.point) + " (" + Describe(spec) +
                     ") was not applied: " + why);
 }
@@ -38,6 +39,7 @@ Nanos ScriptedChooser::Latency(Nanos now, const std::string& message, Nanos draw
                     " at " + FormatDuration(now));
     return drawn;
   }
+  if (record_) points_.back().added = spec->delay;
   return drawn + spec->delay;
 }
 
@@ -51,7 +53,9 @@ size_t ScriptedChooser::First(Nanos now, const std::vector<std::string>& among) 
     return 0;
   }
   const auto it = std::find(among.begin(), among.end(), spec->first);
-  return it == among.end() ? 0 : static_cast<size_t>(it - among.begin());
+  const size_t pick = it == among.end() ? 0 : static_cast<size_t>(it - among.begin());
+  if (record_) points_.back().picked = pick;
+  return pick;
 }
 
 std::vector<std::string> ScriptedChooser::Unapplied() const {

@@ -1,19 +1,21 @@
 // Chooser: the seam through which the virtual world makes the choices its
 // scenario does not fix (issue 20). There are two kinds of choice point:
-//   * a message leaves (a command, a reply, a replication stream's write):
-//     how long it takes to arrive. The world draws a latency from the
-//     seed's network stream and the chooser may make it later.
+//   * a message leaves (a command, a reply; a replication stream's write
+//     that a cut link held, when it heals): how long it takes to arrive.
+//     The world draws a latency (and a lost segment's retransmissions) from
+//     the seed's network stream, and the chooser may make it later.
 //   * a tie: two or more events of one process fall due at the same
 //     instant on different streams (requests from two clients' connections
 //     reaching a node, replies from two nodes reaching a client): which of
 //     them runs first. The default is FIFO order, as always.
 // Events of different processes at one instant are not a choice: processes
 // share nothing but messages, and a message takes at least the network's
-// latency, so their order cannot change what either does.
+// latency, so their order cannot change what either does. The replication
+// lag is the scenario's, fixed: not a choice.
 //
-// With no chooser (random mode: every run of run, compare and explore) the
-// world draws from the seed and keeps FIFO order, exactly as before the seam
-// existed. A ScriptedChooser (systematic mode: locksim verify, and a
+// With no chooser (random mode: every run whose scenario has no "choices",
+// so all of compare's and explore's) the world draws from the seed and
+// keeps FIFO order, exactly as before the seam existed. A ScriptedChooser (systematic mode: locksim verify, and a
 // scenario file's "choices") numbers every choice point of the run from 1,
 // records them, and deviates from the default at the points its script
 // names: a message delivered later, or a tie broken in favour of another
@@ -55,6 +57,7 @@ class ScriptedChooser final : public Chooser {
   // The script's entries the run did not apply, each saying why: as a
   // fault that never fired, the run did not test what the file says.
   std::vector<std::string> Unapplied() const;
+  size_t unapplied() const { return unapplied_ + (script_.size() - next_); }
 
  private:
   // The script's entry for the point just met, if any.
@@ -67,6 +70,7 @@ class ScriptedChooser final : public Chooser {
   int64_t count_ = 0;
   std::vector<ChoicePoint> points_;
   std::vector<std::string> missed_;
+  size_t unapplied_ = 0;  // entries reached but not matching their point
 };
 
 }  // namespace locksim

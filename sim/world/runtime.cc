@@ -146,7 +146,8 @@ Runtime::Key Runtime::BreakTie(Key k) {
   for (size_t i = 0; i < queue_.size(); ++i) {
     const Key& q = queue_[i];
     const Body& b = bodies_[q.body];
-    // A timed fault (due: min) is not a tie: it goes first by design.
+    // An AtFirst event (due: min; a pause's end, a key's expiry looked at)
+    // goes first by design: not a tie.
     if (q.at != k.at || q.due != k.due || b.process != mine.process ||
         b.incarnation != mine.incarnation) {
       continue;

@@ -328,6 +328,9 @@ TEST(Verify, RefusesWhatItCannotRun) {
   VerifySpec hold = Spec("set-nx-px", "pause");
   hold.hold = hold.ttl;
   EXPECT_THROW(RunVerify(hold, 1), InputError);
+  VerifySpec gap = Spec("set-nx-px", "pause");
+  gap.start_gap = -std::chrono::milliseconds(1);
+  EXPECT_THROW(RunVerify(gap, 1), InputError);
 }
 
 }  // namespace
