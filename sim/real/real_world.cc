@@ -39,6 +39,7 @@ RealWorld::RealWorld(const WorldOptions& options)
     // servers keep the host's wall clock; nothing compares the two.
     : World(options.seed, kVirtualEpoch),
       replication_lag_(options.replication_lag),
+      direct_(options.direct_client_links),
       proxy_(options.seed) {
   // Servers first (each with a movable clock), masters before their
   // replicas; then, with replicas, the sentinels.
@@ -140,7 +141,7 @@ RealWorld::Conn* RealWorld::Connection(int client, int actor, int physical) {
   if (slot && slot->ac != nullptr) return slot.get();
   slot = std::make_unique<Conn>();
   slot->node = physical;
-  const int port = PortFor(client, physical);
+  const int port = direct_ ? nodes_[physical].server->port() : PortFor(client, physical);
   redisAsyncContext* ac = redisAsyncConnect("127.0.0.1", port);
   if (ac == nullptr) throw HarnessError("redisAsyncConnect: out of memory");
   if (ac->err) {

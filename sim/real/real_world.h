@@ -182,6 +182,7 @@ class RealWorld : public World, public AdapterHost {
 
   std::chrono::steady_clock::time_point start_;
   Nanos replication_lag_{0};
+  bool direct_ = false;  // WorldOptions::direct_client_links
   // Declared before the servers and connections, so destroyed after them.
   ProxyHub proxy_;
   std::map<std::pair<int, int>, int> links_;  // (process, physical) -> proxy link

@@ -211,6 +211,11 @@ WorldOptions ScenarioRun::MakeWorldOptions() const {
   w.persistence = s.redis.persistence;
   w.rdb_interval = s.redis.rdb_interval;
   w.redis_server = options_.redis_server;
+  using Type = FaultSpec::Type;
+  w.direct_client_links = std::none_of(s.faults.begin(), s.faults.end(), [](const FaultSpec& f) {
+    return f.type == Type::kPartition || f.type == Type::kHeal || f.type == Type::kDelay ||
+           f.type == Type::kDrop;
+  });
   return w;
 }
 

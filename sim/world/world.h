@@ -45,6 +45,12 @@ struct WorldOptions {
   Nanos replication_lag = std::chrono::milliseconds(1);  // master -> replica
   Persistence persistence = Persistence::kNone;
   Nanos rdb_interval = std::chrono::seconds(60);
+  // Real backend only: the harness's own client connections go straight
+  // to the node instead of through the fault proxy, which would only add
+  // two socket hops and a thread's wake-up each way. For a scenario with
+  // no fault on a link (partition, heal, delay, drop). Replication links
+  // and a third-party client's (tapped) links always cross the proxy.
+  bool direct_client_links = false;
   // Real backend only: the binaries it starts.
   std::string redis_server = "redis-server";
   std::string redis_sentinel = "redis-sentinel";
