@@ -6,11 +6,13 @@
 // Every server runs with notify-keyspace-events KA. Per node, one
 // connection subscribes to __keyspace@0__:<key>. An event that says the
 // whole state (del, expired, evicted: the key is gone) is recorded as it
-// comes. Any other is read: another connection reads the key's type, value
-// and TTL in one read-only script (atomic, and allowed on replicas), once
-// for all the events of a key that one turn of the event loop read (a SET
-// ... PX announces itself twice, set and expire), after that turn, so the
-// reading follows every change those events announced. It lands a round
+// comes. A `set` that the harness's own SET ... PX explains is recorded from
+// that command (Explained, below). Any other is read: another connection
+// reads the key's type, value and TTL in one read-only script (atomic, and
+// allowed on replicas), once for all the events of a key that one turn of
+// the event loop read (a SET ... PX announces itself twice, set and
+// expire), after that turn, so the reading follows every change those
+// events announced. It lands a round
 // trip after the change, so a state that lasted less than that may be seen
 // already replaced; the history is still a sequence of states the node
 // really had.
@@ -26,6 +28,9 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <climits>
 #include <cstdlib>
 #include <initializer_list>
 
@@ -65,6 +70,35 @@ bool CanCause(std::string_view name, const std::string& event) {
   if (event.rfind("h", 0) == 0) return !name.empty() && (name[0] == 'h' || name[0] == 'H');
   if (event == "incrby" || event == "decrby") {
     return OneOf(name, {"INCR", "INCRBY", "INCRBYFLOAT", "DECR", "DECRBY"});
+  }
+  return false;
+}
+
+// Whether a command can cause keyspace event `event`: CanCause, but an
+// EVAL is judged by its script. A script whose every redis.call and
+// redis.pcall names its command as a literal can cause only what those
+// commands cause; the test is by substring, so it errs towards "can" (a
+// compare-and-delete, which calls only GET and DEL, cannot cause a set).
+bool CanCause(const Command& cmd, const std::string& event) {
+  if (!CommandNameIs(cmd[0], "EVAL") || cmd.size() < 2) return CanCause(cmd[0], event);
+  std::string script = cmd[1];
+  std::transform(script.begin(), script.end(), script.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  for (std::string_view call : {"redis.call(", "redis.pcall("}) {
+    for (size_t at = script.find(call); at != std::string::npos; at = script.find(call, at + 1)) {
+      const size_t arg = script.find_first_not_of(" \t\r\n", at + call.size());
+      if (arg == std::string::npos || (script[arg] != '"' && script[arg] != '\'')) return true;
+    }
+  }
+  auto has = [&](std::string_view part) { return script.find(part) != std::string::npos; };
+  if (has(event) || has("rename") || has("move") || has("copy") || has("restore") ||
+      has("flush") || has("swapdb") || has("sort")) {
+    return true;
+  }
+  if (event == "expire" || event == "persist") return has("set");  // SET ... PX, GETSET
+  if (event == "del") return has("unlink");
+  if (event == "incrby" || event == "decrby" || event == "hincrby") {
+    return has("incr") || has("decr");
   }
   return false;
 }
@@ -220,7 +254,9 @@ void RealWorld::OnKeyChange(int physical, const std::string& key, const std::str
   KeyReadings& readings = readings_[{physical, key}];
   if (gone && !readings.queued && readings.out == 0) {
     // The event says it all: no reading (and no round trip) needed.
-    RecordState(Snapshot{this, physical, key, {event}, now_}, KeyState::Absent(key));
+    const Snapshot s{this, physical, key, {event}, now_};
+    if (event == "del") Match(s);  // a release: not the cause of a later set
+    RecordState(s, KeyState::Absent(key));
     return;
   }
   // Read after this turn of the loop, once for every event of the key in it.
@@ -237,8 +273,99 @@ void RealWorld::ReadPendingStates() {
     if (!readings.queued) continue;
     Snapshot snapshot = std::move(*readings.queued);
     readings.queued.reset();
-    Snap(std::move(snapshot));
+    const Flight* writer = Match(snapshot);
+    if (std::optional<KeyState> state = Explained(snapshot, writer, readings)) {
+      RecordState(snapshot, std::move(*state));
+    } else {
+      Snap(std::move(snapshot));
+    }
   }
+}
+
+// The one command that can have caused a batch of events, if there is one:
+// a client's command to that node, sent before the events came, in flight
+// or answered within kRecentReply of them (as for Writer), that can cause
+// one of them, and not already matched to an earlier batch
+// (Flight::matched). A SET (without GET) answered with anything but +OK
+// changed nothing (NX found the key) and is not one. When
+// there is one, it is marked as matched: the events a command causes are
+// published together, while it runs, so a later batch is someone else's.
+// Only where every writer is one of our flights: no replica (a replicated
+// write fires its events on a node that no client wrote to) and no
+// third-party client (its commands are tapped by the proxy, on another
+// thread).
+const RealWorld::Flight* RealWorld::Match(const Snapshot& s) {
+  if (!tapped_links_.empty() || groups_[GroupOf(s.physical)].members.size() > 1) return nullptr;
+  for (const std::string& e : s.events) {
+    if (e == "expired" || e == "evicted") return nullptr;  // the node's own doing
+  }
+  Flight* only = nullptr;
+  auto consider = [&](uint64_t id) {
+    Flight& f = flights_.at(id);
+    if (f.physical != s.physical || f.cmd.empty() || f.sent > s.at || f.matched) return true;
+    const bool get = std::any_of(f.cmd.begin() + 1, f.cmd.end(),
+                                 [](const std::string& a) { return CommandNameIs(a, "GET"); });
+    if (f.replied >= Nanos{0} && !f.ok && CommandNameIs(f.cmd[0], "SET") && !get) return true;
+    const bool can = std::any_of(s.events.begin(), s.events.end(),
+                                 [&](const std::string& e) { return CanCause(f.cmd, e); });
+    if (!can) return true;
+    if (only != nullptr) return false;  // two could have
+    only = &f;
+    return true;
+  };
+  for (uint64_t id : open_flights_) {
+    if (!consider(id)) return nullptr;
+  }
+  for (auto id = answered_.rbegin(); id != answered_.rend(); ++id) {
+    if (s.at - flights_.at(*id).replied > kRecentReply) break;
+    if (!consider(*id)) return nullptr;
+  }
+  if (only != nullptr) only->matched = true;
+  return only;
+}
+
+// A `set` (and its `expire`) that the harness's own `SET key value [NX]
+// PX|EX n` explains: the one command that can have caused them (Match),
+// answered +OK. The state is then that value with that TTL, and needs no
+// reading (a round trip, and a script the node runs). Not while a reading
+// of the key is still out (it would be answered after this, and recorded
+// last).
+std::optional<KeyState> RealWorld::Explained(const Snapshot& s, const Flight* writer,
+                                              const KeyReadings& readings) const {
+  if (writer == nullptr || readings.out > 0 || writer->replied < Nanos{0} || !writer->ok) {
+    return std::nullopt;
+  }
+  bool set = false;
+  for (const std::string& e : s.events) {
+    if (e != "set" && e != "expire") return std::nullopt;
+    set = set || e == "set";
+  }
+  if (!set) return std::nullopt;
+  // SET key value, then only NX and one of PX/EX.
+  const Command& c = writer->cmd;
+  if (!CommandNameIs(c[0], "SET") || c.size() < 5 || c[1] != s.key) return std::nullopt;
+  std::optional<int64_t> ttl_ms;
+  for (size_t i = 3; i < c.size(); ++i) {
+    if (CommandNameIs(c[i], "NX")) continue;
+    const bool px = CommandNameIs(c[i], "PX"), ex = CommandNameIs(c[i], "EX");
+    int64_t n = 0;
+    const std::string& arg = i + 1 < c.size() ? c[i + 1] : c[i];
+    const auto [end, err] = std::from_chars(arg.data(), arg.data() + arg.size(), n);
+    const bool number = err == std::errc() && end == arg.data() + arg.size() && n > 0;
+    if ((px || ex) && !ttl_ms && i + 1 < c.size() && number && n <= INT64_MAX / 1000) {
+      ttl_ms = px ? n : n * 1000;
+      ++i;
+      continue;
+    }
+    return std::nullopt;
+  }
+  if (!ttl_ms) return std::nullopt;
+  KeyState state;
+  state.key = s.key;
+  state.present = true;
+  state.str = c[2];
+  state.pttl_ms = *ttl_ms;
+  return state;
 }
 
 void RealWorld::Snap(Snapshot snapshot) {
@@ -326,9 +453,10 @@ void RealWorld::Dropped(uint64_t id) {
   if (open_flights_.erase(id) > 0) flights_.erase(id);
 }
 
-void RealWorld::Answered(uint64_t id) {
+void RealWorld::Answered(uint64_t id, bool ok) {
   if (open_flights_.erase(id) == 0) return;
   flights_.at(id).replied = now_;
+  flights_.at(id).ok = ok;
   answered_.push_back(id);
   // Forget commands answered long ago (now_ only grows: the oldest first).
   while (!answered_.empty() &&

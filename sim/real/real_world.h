@@ -126,6 +126,8 @@ class RealWorld : public World, public AdapterHost {
     Command cmd;
     Nanos sent;
     Nanos replied;  // -1 while in flight
+    bool ok = false;       // answered "+OK"
+    bool matched = false;  // the cause of a batch of key events (Match)
   };
   struct Snapshot {  // a reading of a watched key, and what asked for it
     RealWorld* world;
@@ -154,10 +156,16 @@ class RealWorld : public World, public AdapterHost {
   static void OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata);
   void RecordState(const Snapshot& s, KeyState state);
   int Writer(const Snapshot& s, const std::string& value, bool absent) const;
+  // The state a `set` event announces, when the harness's own command
+  // explains it without a reading (real_observe.cc); nullopt: read it.
+  struct KeyReadings;
+  const Flight* Match(const Snapshot& s);
+  std::optional<KeyState> Explained(const Snapshot& s, const Flight* writer,
+                                    const KeyReadings& readings) const;
   // A command sent (Fly), its answer (Answered), or no answer ever: its
   // connection was closed on purpose (Dropped). For Writer.
   void Fly(uint64_t id, Flight flight);
-  void Answered(uint64_t id);
+  void Answered(uint64_t id, bool ok = false);
   void Dropped(uint64_t id);
   // Link faults in force between two processes (either order).
   struct LinkFaults {
