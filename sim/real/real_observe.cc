@@ -31,6 +31,7 @@
 #include <cctype>
 #include <charconv>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
 
@@ -84,15 +85,19 @@ bool CanCause(const Command& cmd, const std::string& event) {
   std::string script = cmd[1];
   std::transform(script.begin(), script.end(), script.begin(),
                  [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  for (std::string_view call : {"redis.call(", "redis.pcall("}) {
+  // Every `.call` and `.pcall` (redis., server., or a local alias) must be
+  // a call whose first argument is a quoted name.
+  for (std::string_view call : {".call", ".pcall"}) {
     for (size_t at = script.find(call); at != std::string::npos; at = script.find(call, at + 1)) {
-      const size_t arg = script.find_first_not_of(" \t\r\n", at + call.size());
-      if (arg == std::string::npos || (script[arg] != '"' && script[arg] != '\'')) return true;
+      size_t next = script.find_first_not_of(" \t\r\n", at + call.size());
+      if (next == std::string::npos || script[next] != '(') return true;
+      next = script.find_first_not_of(" \t\r\n", next + 1);
+      if (next == std::string::npos || (script[next] != '"' && script[next] != '\'')) return true;
     }
   }
   auto has = [&](std::string_view part) { return script.find(part) != std::string::npos; };
   if (has(event) || has("rename") || has("move") || has("copy") || has("restore") ||
-      has("flush") || has("swapdb") || has("sort")) {
+      has("flush") || has("swapdb") || has("sort") || has("bitop")) {
     return true;
   }
   if (event == "expire" || event == "persist") return has("set");  // SET ... PX, GETSET
@@ -252,6 +257,8 @@ void RealWorld::OnKeyEvent(redisAsyncContext* ac, void* reply, void* privdata) {
 void RealWorld::OnKeyChange(int physical, const std::string& key, const std::string& event) {
   const bool gone = event == "del" || event == "expired" || event == "evicted";
   KeyReadings& readings = readings_[{physical, key}];
+  const Nanos previous = readings.last_set;
+  if (event == "set" || event == "expire") readings.last_set = now_;
   if (gone && !readings.queued && readings.out == 0) {
     // The event says it all: no reading (and no round trip) needed.
     const Snapshot s{this, physical, key, {event}, now_};
@@ -264,7 +271,10 @@ void RealWorld::OnKeyChange(int physical, const std::string& key, const std::str
   // reading, answered after this event came, would otherwise be recorded
   // after the absence it precedes (readings are answered in order, so the
   // one sent now comes last).
-  if (!readings.queued) readings.queued = Snapshot{this, physical, key, {}, now_};
+  if (!readings.queued) {
+    readings.queued = Snapshot{this, physical, key, {}, now_};
+    readings.before_batch = previous;
+  }
   readings.queued->events.push_back(event);
 }
 
@@ -286,8 +296,9 @@ void RealWorld::ReadPendingStates() {
 // a client's command to that node, sent before the events came, in flight
 // or answered within kRecentReply of them (as for Writer), that can cause
 // one of them, and not already matched to an earlier batch
-// (Flight::matched). A SET (without GET) answered with anything but +OK
-// changed nothing (NX found the key) and is not one. When
+// (Flight::matched). A SET (without GET) answered nil changed nothing (NX
+// found the key) and is not one. The list may lack the cause (a command
+// given up on, Dropped, may still run): Explained does not rely on it. When
 // there is one, it is marked as matched: the events a command causes are
 // published together, while it runs, so a later batch is someone else's.
 // Only where every writer is one of our flights: no replica (a replicated
@@ -305,7 +316,7 @@ const RealWorld::Flight* RealWorld::Match(const Snapshot& s) {
     if (f.physical != s.physical || f.cmd.empty() || f.sent > s.at || f.matched) return true;
     const bool get = std::any_of(f.cmd.begin() + 1, f.cmd.end(),
                                  [](const std::string& a) { return CommandNameIs(a, "GET"); });
-    if (f.replied >= Nanos{0} && !f.ok && CommandNameIs(f.cmd[0], "SET") && !get) return true;
+    if (f.nil && CommandNameIs(f.cmd[0], "SET") && !get) return true;
     const bool can = std::any_of(s.events.begin(), s.events.end(),
                                  [&](const std::string& e) { return CanCause(f.cmd, e); });
     if (!can) return true;
@@ -326,21 +337,26 @@ const RealWorld::Flight* RealWorld::Match(const Snapshot& s) {
 
 // A `set` (and its `expire`) that the harness's own `SET key value [NX]
 // PX|EX n` explains: the one command that can have caused them (Match),
-// answered +OK. The state is then that value with that TTL, and needs no
-// reading (a round trip, and a script the node runs). Not while a reading
-// of the key is still out (it would be answered after this, and recorded
-// last).
+// answered +OK, and sent after the key's previous `set` or `expire` event
+// came. The state is then that value, and needs no reading (a round trip,
+// and a script the node runs). It is a state the node really had, after
+// the last one recorded: the SET set its value (+OK), and its own events
+// (a `set`, after it was sent) were not in an earlier batch, so neither was
+// any event of a later command. Not while a reading of the key is out (it
+// would be answered after this, and recorded last). The TTL is counted
+// from the answer (the SET ran before it).
 std::optional<KeyState> RealWorld::Explained(const Snapshot& s, const Flight* writer,
                                               const KeyReadings& readings) const {
-  if (writer == nullptr || readings.out > 0 || writer->replied < Nanos{0} || !writer->ok) {
+  if (writer == nullptr || readings.out > 0 || writer->replied < Nanos{0} || !writer->ok ||
+      writer->sent <= readings.before_batch) {
     return std::nullopt;
   }
-  bool set = false;
+  int sets = 0;  // one: two would be two writes, and which came last unknown
   for (const std::string& e : s.events) {
     if (e != "set" && e != "expire") return std::nullopt;
-    set = set || e == "set";
+    sets += e == "set";
   }
-  if (!set) return std::nullopt;
+  if (sets != 1) return std::nullopt;
   // SET key value, then only NX and one of PX/EX.
   const Command& c = writer->cmd;
   if (!CommandNameIs(c[0], "SET") || c.size() < 5 || c[1] != s.key) return std::nullopt;
@@ -364,7 +380,8 @@ std::optional<KeyState> RealWorld::Explained(const Snapshot& s, const Flight* wr
   state.key = s.key;
   state.present = true;
   state.str = c[2];
-  state.pttl_ms = *ttl_ms;
+  const int64_t since_ms = duration_cast<Millis>(now_ - writer->replied).count();
+  state.pttl_ms = std::max<int64_t>(*ttl_ms - since_ms, 1);
   return state;
 }
 
@@ -453,10 +470,11 @@ void RealWorld::Dropped(uint64_t id) {
   if (open_flights_.erase(id) > 0) flights_.erase(id);
 }
 
-void RealWorld::Answered(uint64_t id, bool ok) {
+void RealWorld::Answered(uint64_t id, bool ok, bool nil) {
   if (open_flights_.erase(id) == 0) return;
   flights_.at(id).replied = now_;
   flights_.at(id).ok = ok;
+  flights_.at(id).nil = nil;
   answered_.push_back(id);
   // Forget commands answered long ago (now_ only grows: the oldest first).
   while (!answered_.empty() &&

@@ -194,7 +194,7 @@ void RealWorld::OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
                   : Reply::Error("ERR locksim: connection to " + world->NodeName(p->node) +
                                  " lost" + (ac && ac->errstr[0] ? std::string(": ") + ac->errstr : ""));
     world->now_ = std::max(world->now_, world->Elapsed());
-    world->Answered(p->flight, r.type == Reply::Type::kStatus && r.str == "OK");
+    world->Answered(p->flight, r.type == Reply::Type::kStatus && r.str == "OK", r.IsNil());
     world->At(world->now_, p->client,
               [done = std::move(p->done), r = std::move(r)] { done(r); });
   } else {

@@ -127,6 +127,7 @@ class RealWorld : public World, public AdapterHost {
     Nanos sent;
     Nanos replied;  // -1 while in flight
     bool ok = false;       // answered "+OK"
+    bool nil = false;      // answered nil (a SET NX that found the key)
     bool matched = false;  // the cause of a batch of key events (Match)
   };
   struct Snapshot {  // a reading of a watched key, and what asked for it
@@ -165,7 +166,7 @@ class RealWorld : public World, public AdapterHost {
   // A command sent (Fly), its answer (Answered), or no answer ever: its
   // connection was closed on purpose (Dropped). For Writer.
   void Fly(uint64_t id, Flight flight);
-  void Answered(uint64_t id, bool ok = false);
+  void Answered(uint64_t id, bool ok = false, bool nil = false);
   void Dropped(uint64_t id);
   // Link faults in force between two processes (either order).
   struct LinkFaults {
@@ -218,6 +219,8 @@ class RealWorld : public World, public AdapterHost {
   struct KeyReadings {
     std::optional<Snapshot> queued;  // what this turn's events asked for
     int out = 0;                     // sent, not answered yet
+    Nanos last_set{-1};              // when its latest `set` or `expire` came
+    Nanos before_batch{-1};          // last_set before the queued batch's first
   };
   std::map<std::pair<int, std::string>, KeyReadings> readings_;
   // id -> a client's command that changes may be put down to: those not
