@@ -30,7 +30,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
@@ -75,13 +74,16 @@ bool CanCause(std::string_view name, const std::string& event) {
   return false;
 }
 
-// Whether a command can cause keyspace event `event`: CanCause, but an
-// EVAL is judged by its script. A script whose every redis.call and
+// Whether a command can cause one of keyspace events `events`: CanCause,
+// but an EVAL is judged by its script. A script whose every redis.call and
 // redis.pcall names its command as a literal can cause only what those
 // commands cause; the test is by substring, so it errs towards "can" (a
 // compare-and-delete, which calls only GET and DEL, cannot cause a set).
-bool CanCause(const Command& cmd, const std::string& event) {
-  if (!CommandNameIs(cmd[0], "EVAL") || cmd.size() < 2) return CanCause(cmd[0], event);
+bool CanCauseAny(const Command& cmd, const std::vector<std::string>& events) {
+  if (!CommandNameIs(cmd[0], "EVAL") || cmd.size() < 2) {
+    return std::any_of(events.begin(), events.end(),
+                       [&](const std::string& e) { return CanCause(cmd[0], e); });
+  }
   std::string script = cmd[1];
   std::transform(script.begin(), script.end(), script.begin(),
                  [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
@@ -96,16 +98,19 @@ bool CanCause(const Command& cmd, const std::string& event) {
     }
   }
   auto has = [&](std::string_view part) { return script.find(part) != std::string::npos; };
-  if (has(event) || has("rename") || has("move") || has("copy") || has("restore") ||
-      has("flush") || has("swapdb") || has("sort") || has("bitop")) {
+  if (has("rename") || has("move") || has("copy") || has("restore") || has("flush") ||
+      has("swapdb") || has("sort") || has("bitop")) {
     return true;
   }
-  if (event == "expire" || event == "persist") return has("set");  // SET ... PX, GETSET
-  if (event == "del") return has("unlink");
-  if (event == "incrby" || event == "decrby" || event == "hincrby") {
-    return has("incr") || has("decr");
-  }
-  return false;
+  return std::any_of(events.begin(), events.end(), [&](const std::string& event) {
+    if (has(event)) return true;
+    if (event == "expire" || event == "persist") return has("set");  // SET ... PX, GETSET
+    if (event == "del") return has("unlink");
+    if (event == "incrby" || event == "decrby" || event == "hincrby") {
+      return has("incr") || has("decr");
+    }
+    return false;
+  });
 }
 
 // What a writer's arguments would hold of a value: a string itself, a
@@ -311,25 +316,17 @@ const RealWorld::Flight* RealWorld::Match(const Snapshot& s) {
     if (e == "expired" || e == "evicted") return nullptr;  // the node's own doing
   }
   Flight* only = nullptr;
-  auto consider = [&](uint64_t id) {
+  for (uint64_t id : RecentFlights(s)) {
     Flight& f = flights_.at(id);
-    if (f.physical != s.physical || f.cmd.empty() || f.sent > s.at || f.matched) return true;
-    const bool get = std::any_of(f.cmd.begin() + 1, f.cmd.end(),
-                                 [](const std::string& a) { return CommandNameIs(a, "GET"); });
-    if (f.nil && CommandNameIs(f.cmd[0], "SET") && !get) return true;
-    const bool can = std::any_of(s.events.begin(), s.events.end(),
-                                 [&](const std::string& e) { return CanCause(f.cmd, e); });
-    if (!can) return true;
-    if (only != nullptr) return false;  // two could have
+    if (f.sent > s.at || f.matched) continue;
+    auto get = [&] {
+      return std::any_of(f.cmd.begin() + 1, f.cmd.end(),
+                         [](const std::string& a) { return CommandNameIs(a, "GET"); });
+    };
+    if (f.nil && CommandNameIs(f.cmd[0], "SET") && !get()) continue;
+    if (!CanCauseAny(f.cmd, s.events)) continue;
+    if (only != nullptr) return nullptr;  // two could have
     only = &f;
-    return true;
-  };
-  for (uint64_t id : open_flights_) {
-    if (!consider(id)) return nullptr;
-  }
-  for (auto id = answered_.rbegin(); id != answered_.rend(); ++id) {
-    if (s.at - flights_.at(*id).replied > kRecentReply) break;
-    if (!consider(*id)) return nullptr;
   }
   if (only != nullptr) only->matched = true;
   return only;
@@ -364,16 +361,14 @@ std::optional<KeyState> RealWorld::Explained(const Snapshot& s, const Flight* wr
   for (size_t i = 3; i < c.size(); ++i) {
     if (CommandNameIs(c[i], "NX")) continue;
     const bool px = CommandNameIs(c[i], "PX"), ex = CommandNameIs(c[i], "EX");
+    if (!(px || ex) || ttl_ms || i + 1 == c.size()) return std::nullopt;
+    const std::string& arg = c[++i];
     int64_t n = 0;
-    const std::string& arg = i + 1 < c.size() ? c[i + 1] : c[i];
     const auto [end, err] = std::from_chars(arg.data(), arg.data() + arg.size(), n);
-    const bool number = err == std::errc() && end == arg.data() + arg.size() && n > 0;
-    if ((px || ex) && !ttl_ms && i + 1 < c.size() && number && n <= INT64_MAX / 1000) {
-      ttl_ms = px ? n : n * 1000;
-      ++i;
-      continue;
+    if (err != std::errc() || end != arg.data() + arg.size() || n <= 0 || n > INT64_MAX / 1000) {
+      return std::nullopt;
     }
-    return std::nullopt;
+    ttl_ms = px ? n : n * 1000;
   }
   if (!ttl_ms) return std::nullopt;
   KeyState state;
@@ -484,6 +479,24 @@ void RealWorld::Answered(uint64_t id, bool ok, bool nil) {
   }
 }
 
+// The commands to s's node that a change seen at s.at may be put down to,
+// in the order they were sent: in flight, or answered within kRecentReply
+// of s.at (answered_ is in the order of the answers: from its newest back).
+std::vector<uint64_t> RealWorld::RecentFlights(const Snapshot& s) const {
+  std::vector<uint64_t> ids;
+  auto take = [&](uint64_t id) {
+    const Flight& f = flights_.at(id);
+    if (f.physical == s.physical && !f.cmd.empty()) ids.push_back(id);
+  };
+  for (uint64_t id : open_flights_) take(id);
+  for (auto id = answered_.rbegin(); id != answered_.rend(); ++id) {
+    if (s.at - flights_.at(*id).replied > kRecentReply) break;
+    take(*id);
+  }
+  std::sort(ids.begin(), ids.end());  // ids are numbered as they are sent
+  return ids;
+}
+
 int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) const {
   // A token, or (hash values are "field\n"...) any field among the args.
   auto holds = [&](const Flight* f, const std::string& text) {
@@ -499,19 +512,10 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
              return a->sent < b->sent;
            }))->actor;
   };
-  // In flight when the event came, or answered within kRecentReply of it
-  // (answered_ is in the order of the answers: from its newest back).
-  std::vector<uint64_t> ids(open_flights_.begin(), open_flights_.end());
-  for (auto id = answered_.rbegin(); id != answered_.rend(); ++id) {
-    if (s.at - flights_.at(*id).replied > kRecentReply) break;
-    ids.push_back(*id);
-  }
-  std::sort(ids.begin(), ids.end());  // in the order they were sent
   std::vector<const Flight*> recent;
-  for (uint64_t id : ids) {
+  for (uint64_t id : RecentFlights(s)) {
     const Flight& f = flights_.at(id);
-    if (f.physical != s.physical || f.cmd.empty() || f.sent > s.at + kRecentReply) continue;
-    recent.push_back(&f);
+    if (f.sent <= s.at + kRecentReply) recent.push_back(&f);
   }
   // The reading may already show a later change than the event's (a
   // release, then the next holder's SET): a value is put down to the client

@@ -157,6 +157,7 @@ class RealWorld : public World, public AdapterHost {
   static void OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata);
   void RecordState(const Snapshot& s, KeyState state);
   int Writer(const Snapshot& s, const std::string& value, bool absent) const;
+  std::vector<uint64_t> RecentFlights(const Snapshot& s) const;  // for Writer and Match
   // The state a `set` event announces, when the harness's own command
   // explains it without a reading (real_observe.cc); nullopt: read it.
   struct KeyReadings;
