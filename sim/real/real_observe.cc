@@ -113,6 +113,37 @@ bool CanCauseAny(const Command& cmd, const std::vector<std::string>& events) {
   });
 }
 
+// Whether `r`, the answer to `cmd`, says that the command changed nothing
+// (Redis's documented replies): a SET without GET answered nil (NX or XX
+// found the key otherwise), a GETDEL answered nil, a SETNX, DEL, EXPIRE or
+// the like answered 0. Such a command is not the writer of any change.
+// Unknown (false) for everything else, errors included: a script may have
+// written before its error, and a lost connection says nothing.
+bool ChangedNothing(const Command& cmd, const Reply& r) {
+  if (cmd.empty()) return false;
+  const std::string_view name = cmd[0];
+  if (r.IsNil()) {
+    if (CommandNameIs(name, "GETDEL")) return true;
+    return CommandNameIs(name, "SET") &&
+           std::none_of(cmd.begin() + 1, cmd.end(),
+                        [](const std::string& a) { return CommandNameIs(a, "GET"); });
+  }
+  return r.IsInteger(0) &&
+         OneOf(name, {"SETNX", "HSETNX", "MSETNX", "DEL", "UNLINK", "HDEL", "EXPIRE", "PEXPIRE",
+                      "EXPIREAT", "PEXPIREAT", "PERSIST"});
+}
+
+// Whether a command's arguments hold `text`, a value RawValue gave: the
+// value itself (a token), or (hash values are "field\n"...) any field.
+bool Holds(const Command& cmd, const std::string& text) {
+  if (text.empty()) return false;
+  for (size_t i = 1; i < cmd.size(); ++i) {
+    const std::string& a = cmd[i];
+    if (a == text || (a.size() >= 8 && text.find(a + "\n") != std::string::npos)) return true;
+  }
+  return false;
+}
+
 // What a writer's arguments would hold of a value: a string itself, a
 // hash's fields each followed by a newline (Writer matches either).
 std::string RawValue(const KeyState& s) {
@@ -301,8 +332,8 @@ void RealWorld::ReadPendingStates() {
 // a client's command to that node, sent before the events came, in flight
 // or answered within kRecentReply of them (as for Writer), that can cause
 // one of them, and not already matched to an earlier batch
-// (Flight::matched). A SET (without GET) answered nil changed nothing (NX
-// found the key) and is not one. The list may lack the cause (a command
+// (Flight::matched). A command whose answer says it changed nothing (a SET
+// NX answered nil, a SETNX answered 0: ChangedNothing) is not one. The list may lack the cause (a command
 // given up on, Dropped, may still run): Explained does not rely on it. When
 // there is one, it is marked as matched: the events a command causes are
 // published together, while it runs, so a later batch is someone else's.
@@ -319,11 +350,7 @@ const RealWorld::Flight* RealWorld::Match(const Snapshot& s) {
   for (uint64_t id : RecentFlights(s)) {
     Flight& f = flights_.at(id);
     if (f.sent > s.at || f.matched) continue;
-    auto get = [&] {
-      return std::any_of(f.cmd.begin() + 1, f.cmd.end(),
-                         [](const std::string& a) { return CommandNameIs(a, "GET"); });
-    };
-    if (f.nil && CommandNameIs(f.cmd[0], "SET") && !get()) continue;
+    if (f.unchanged) continue;
     if (!CanCauseAny(f.cmd, s.events)) continue;
     if (only != nullptr) return nullptr;  // two could have
     only = &f;
@@ -439,21 +466,46 @@ void RealWorld::RecordState(const Snapshot& s, KeyState state) {
   const std::string previous = first ? "" : RawValue(found->second.state);
   observed_[{s.physical, s.key}] = Observed{state, expiry};
   if (first && !state.present) return;  // nothing to report yet
-  int cause = -1;
   // An expiry is nobody's. But a reading after one that finds the key
   // there again shows a later write too (the next holder's SET, whose own
   // event's reading is then the same and recorded no more): the key was
   // gone first (the event says so), then that write is its sender's.
   const bool expired = s.Expired();
-  if (expired && state.present && was_present && value_changed) {
-    history().AddState(now_, MainActor(nodes_[s.physical].process), OpType::kOk,
-                       KeyState::Absent(s.key), -1);
+  const bool absent_first = expired && state.present && was_present && value_changed;
+  const bool find_writer = s.Caused() && (!expired || state.present);
+  std::string value;
+  if (find_writer) value = state.present ? RawValue(state) : previous;
+  unrecorded_.push_back(Unrecorded{s, std::move(state), value_changed ? OpType::kOk : OpType::kInfo,
+                                   absent_first, find_writer, std::move(value), now_});
+  RecordReady();
+}
+
+Nanos RealWorld::RecordDeadline() const {
+  return unrecorded_.empty() ? Nanos::max() : unrecorded_.front().queued + kRecentReply;
+}
+
+// A present state is put down to the command that wrote its value; when
+// one that holds it is still unanswered, its answer may yet say that it
+// changed nothing (a contender's SETNX of the same timestamp, answered 0
+// after the reading), so the state waits for it, at most kRecentReply.
+// Everything after it waits too, to keep the order.
+bool RealWorld::AwaitingAnswers(const Unrecorded& u) const {
+  if (!u.find_writer || !u.state.present || now_ - u.queued >= kRecentReply) return false;
+  return std::any_of(open_flights_.begin(), open_flights_.end(), [&](uint64_t id) {
+    const Flight& f = flights_.at(id);
+    return f.physical == u.s.physical && f.sent <= u.s.at + kRecentReply && Holds(f.cmd, u.value);
+  });
+}
+
+void RealWorld::RecordReady() {
+  while (!unrecorded_.empty() && !AwaitingAnswers(unrecorded_.front())) {
+    Unrecorded& u = unrecorded_.front();
+    const int actor = MainActor(nodes_[u.s.physical].process);
+    if (u.absent_first) history().AddState(now_, actor, OpType::kOk, KeyState::Absent(u.s.key), -1);
+    const int cause = u.find_writer ? Writer(u.s, u.value, !u.state.present) : -1;
+    history().AddState(now_, actor, u.type, std::move(u.state), cause);
+    unrecorded_.pop_front();
   }
-  if (s.Caused() && (!expired || state.present)) {
-    cause = Writer(s, state.present ? RawValue(state) : previous, !state.present);
-  }
-  history().AddState(now_, MainActor(nodes_[s.physical].process),
-                     value_changed ? OpType::kOk : OpType::kInfo, std::move(state), cause);
 }
 
 void RealWorld::Fly(uint64_t id, Flight flight) {
@@ -465,11 +517,14 @@ void RealWorld::Dropped(uint64_t id) {
   if (open_flights_.erase(id) > 0) flights_.erase(id);
 }
 
-void RealWorld::Answered(uint64_t id, bool ok, bool nil) {
+void RealWorld::Answered(uint64_t id, const Reply* reply) {
   if (open_flights_.erase(id) == 0) return;
-  flights_.at(id).replied = now_;
-  flights_.at(id).ok = ok;
-  flights_.at(id).nil = nil;
+  Flight& f = flights_.at(id);
+  f.replied = now_;
+  if (reply != nullptr) {
+    f.ok = reply->type == Reply::Type::kStatus && reply->str == "OK";
+    f.unchanged = ChangedNothing(f.cmd, *reply);
+  }
   answered_.push_back(id);
   // Forget commands answered long ago (now_ only grows: the oldest first).
   while (!answered_.empty() &&
@@ -498,24 +553,19 @@ std::vector<uint64_t> RealWorld::RecentFlights(const Snapshot& s) const {
 }
 
 int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) const {
-  // A token, or (hash values are "field\n"...) any field among the args.
-  auto holds = [&](const Flight* f, const std::string& text) {
-    if (text.empty()) return false;
-    for (size_t i = 1; i < f->cmd.size(); ++i) {
-      const std::string& a = f->cmd[i];
-      if (a == text || (a.size() >= 8 && text.find(a + "\n") != std::string::npos)) return true;
-    }
-    return false;
-  };
+  auto holds = [](const Flight* f, const std::string& text) { return Holds(f->cmd, text); };
   auto earliest = [](const std::vector<const Flight*>& pool) {
     return (*std::min_element(pool.begin(), pool.end(), [](const Flight* a, const Flight* b) {
              return a->sent < b->sent;
            }))->actor;
   };
+  // Not a command whose answer says it changed nothing: three contenders'
+  // SETNX of one timestamp all hold the value, and only the one answered 1
+  // wrote it.
   std::vector<const Flight*> recent;
   for (uint64_t id : RecentFlights(s)) {
     const Flight& f = flights_.at(id);
-    if (f.sent <= s.at + kRecentReply) recent.push_back(&f);
+    if (f.sent <= s.at + kRecentReply && !f.unchanged) recent.push_back(&f);
   }
   // The reading may already show a later change than the event's (a
   // release, then the next holder's SET): a value is put down to the client
@@ -525,6 +575,14 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
     for (const Flight* f : recent) {
       if (holds(f, value)) wrote.push_back(f);
     }
+    // One already answered ran before the reading did (its answer was
+    // written first, and the loop serves clients before the observer):
+    // it is the writer rather than one in flight that may run after.
+    std::vector<const Flight*> ran;
+    for (const Flight* f : wrote) {
+      if (f->replied >= Nanos{0}) ran.push_back(f);
+    }
+    if (!ran.empty()) return earliest(ran);
     if (!wrote.empty()) return earliest(wrote);
   }
   std::vector<const Flight*> candidates;

@@ -194,7 +194,7 @@ void RealWorld::OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
                   : Reply::Error("ERR locksim: connection to " + world->NodeName(p->node) +
                                  " lost" + (ac && ac->errstr[0] ? std::string(": ") + ac->errstr : ""));
     world->now_ = std::max(world->now_, world->Elapsed());
-    world->Answered(p->flight, r.type == Reply::Type::kStatus && r.str == "OK", r.IsNil());
+    world->Answered(p->flight, reply != nullptr ? &r : nullptr);
     world->At(world->now_, p->client,
               [done = std::move(p->done), r = std::move(r)] { done(r); });
   } else {
@@ -273,7 +273,7 @@ void RealWorld::DrainTapped() {
       case ProxyHub::Tapped::Kind::kReply:
         history().AddReply(now_, actor, OpType::kOk, group, std::move(t.reply));
         if (!open.empty()) {
-          Answered(open.front());
+          Answered(open.front(), &t.reply);
           open.pop_front();
         }
         break;
@@ -314,9 +314,13 @@ void RealWorld::AdvanceTo(Nanos t) {
     const size_t redis_fds = fds.size();
     for (const auto& [fd, readable] : watched_fds_) fds.push_back(pollfd{fd, POLLIN, 0});
     if (!tapped_links_.empty()) fds.push_back(pollfd{proxy_.tapped_fd(), POLLIN, 0});
-    const int n = InterruptGuard::Poll(fds.data(), fds.size(), t - now_);
+    // A state waiting for answers (RecordReady) is recorded by its deadline.
+    const int n = InterruptGuard::Poll(fds.data(), fds.size(), std::min(t, RecordDeadline()) - now_);
     now_ = Elapsed();
-    if (n <= 0) continue;  // timeout (or EINTR): loop re-checks the clock
+    if (n <= 0) {
+      RecordReady();
+      continue;  // timeout (or EINTR): loop re-checks the clock
+    }
     // First what the proxy decoded: a library's reply is taken from the
     // proxy before the proxy hands it on, so before the adapter's answer
     // that follows from it can be read below.
@@ -335,6 +339,7 @@ void RealWorld::AdvanceTo(Nanos t) {
       if (c->ac != nullptr && (fds[i].revents & POLLOUT)) redisAsyncHandleWrite(c->ac);
     }
     ReadPendingStates();
+    RecordReady();  // answers this turn may have settled a waiting state's writer
     ResubscribeLost();
     return;  // replies may have scheduled events for now
   }

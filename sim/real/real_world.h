@@ -126,9 +126,9 @@ class RealWorld : public World, public AdapterHost {
     Command cmd;
     Nanos sent;
     Nanos replied;  // -1 while in flight
-    bool ok = false;       // answered "+OK"
-    bool nil = false;      // answered nil (a SET NX that found the key)
-    bool matched = false;  // the cause of a batch of key events (Match)
+    bool ok = false;         // answered "+OK"
+    bool unchanged = false;  // its answer says it changed nothing (ChangedNothing)
+    bool matched = false;    // the cause of a batch of key events (Match)
   };
   struct Snapshot {  // a reading of a watched key, and what asked for it
     RealWorld* world;
@@ -156,6 +156,22 @@ class RealWorld : public World, public AdapterHost {
   void ReadPendingStates();
   static void OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata);
   void RecordState(const Snapshot& s, KeyState state);
+  // A state on its way into the history (RecordState), in order: it waits
+  // while a command that may have written its value is unanswered.
+  struct Unrecorded {
+    Snapshot s;
+    KeyState state;
+    OpType type;
+    bool absent_first;  // an expiry seen: the key was absent before this value
+    bool find_writer;   // put down to a client (Writer)
+    std::string value;  // for Writer: the value written, or the one deleted
+    Nanos queued;
+  };
+  bool AwaitingAnswers(const Unrecorded& u) const;
+  void RecordReady();  // records the waiting states that need wait no more
+  // When the first waiting state stops waiting for answers: AdvanceTo's poll
+  // wakes then. Nanos::max() when none waits.
+  Nanos RecordDeadline() const;
   int Writer(const Snapshot& s, const std::string& value, bool absent) const;
   std::vector<uint64_t> RecentFlights(const Snapshot& s) const;  // for Writer and Match
   // The state a `set` event announces, when the harness's own command
@@ -167,7 +183,7 @@ class RealWorld : public World, public AdapterHost {
   // A command sent (Fly), its answer (Answered), or no answer ever: its
   // connection was closed on purpose (Dropped). For Writer.
   void Fly(uint64_t id, Flight flight);
-  void Answered(uint64_t id, bool ok = false, bool nil = false);
+  void Answered(uint64_t id, const Reply* reply = nullptr);
   void Dropped(uint64_t id);
   // Link faults in force between two processes (either order).
   struct LinkFaults {
@@ -224,6 +240,7 @@ class RealWorld : public World, public AdapterHost {
     Nanos before_batch{-1};          // last_set before the queued batch's first
   };
   std::map<std::pair<int, std::string>, KeyReadings> readings_;
+  std::deque<Unrecorded> unrecorded_;
   // id -> a client's command that changes may be put down to: those not
   // answered yet (open_flights_) and those answered in the last second
   // (answered_, in the order of their answers, so by time), which a reading
