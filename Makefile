@@ -54,7 +54,7 @@ demo: build
 # clock most of the time) run REAL_JOBS at a time beside the others, which
 # run JOBS at a time: tests/ctest_side_by_side.sh.
 CTEST_EXCLUDE ?= long
-REAL_JOBS ?= 8
+REAL_JOBS ?= 4
 test: deps-browser deps-node build
 	@bash tests/ctest_side_by_side.sh $(BUILD) $(JOBS) $(REAL_JOBS) '$(CTEST_EXCLUDE)'
 

@@ -271,11 +271,11 @@ void RealWorld::DrainTapped() {
         }
         break;
       case ProxyHub::Tapped::Kind::kReply:
-        history().AddReply(now_, actor, OpType::kOk, group, std::move(t.reply));
         if (!open.empty()) {
-          Answered(open.front(), &t.reply);
+          Answered(open.front(), &t.reply);  // before the reply is moved into the history
           open.pop_front();
         }
+        history().AddReply(now_, actor, OpType::kOk, group, std::move(t.reply));
         break;
       case ProxyHub::Tapped::Kind::kUndecodable:
         history().AddAdapterMessage(now_, actor, OpType::kInfo,
