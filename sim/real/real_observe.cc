@@ -503,6 +503,10 @@ void RealWorld::RecordReady() {
     const int actor = MainActor(nodes_[u.s.physical].process);
     if (u.absent_first) history().AddState(now_, actor, OpType::kOk, KeyState::Absent(u.s.key), -1);
     const int cause = u.find_writer ? Writer(u.s, u.value, !u.state.present) : -1;
+    if (u.state.pttl_ms) {  // the TTL it had when it was read, less the wait
+      const int64_t waited_ms = duration_cast<Millis>(now_ - u.queued).count();
+      *u.state.pttl_ms = std::max<int64_t>(*u.state.pttl_ms - waited_ms, 1);
+    }
     history().AddState(now_, actor, u.type, std::move(u.state), cause);
     unrecorded_.pop_front();
   }
