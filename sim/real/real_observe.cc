@@ -333,10 +333,11 @@ void RealWorld::ReadPendingStates() {
 // or answered within kRecentReply of them (as for Writer), that can cause
 // one of them, and not already matched to an earlier batch
 // (Flight::matched). A command whose answer says it changed nothing (a SET
-// NX answered nil, a SETNX answered 0: ChangedNothing) is not one. The list may lack the cause (a command
-// given up on, Dropped, may still run): Explained does not rely on it. When
-// there is one, it is marked as matched: the events a command causes are
-// published together, while it runs, so a later batch is someone else's.
+// NX answered nil, a SETNX answered 0: ChangedNothing) is not one. The list
+// may lack the cause (a command given up on, Dropped, may still run):
+// Explained does not rely on it. When there is one, it is marked as
+// matched: the events a command causes are published together, while it
+// runs, so a later batch is someone else's.
 // Only where every writer is one of our flights: no replica (a replicated
 // write fires its events on a node that no client wrote to) and no
 // third-party client (its commands are tapped by the proxy, on another

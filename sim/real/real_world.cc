@@ -315,7 +315,8 @@ void RealWorld::AdvanceTo(Nanos t) {
     for (const auto& [fd, readable] : watched_fds_) fds.push_back(pollfd{fd, POLLIN, 0});
     if (!tapped_links_.empty()) fds.push_back(pollfd{proxy_.tapped_fd(), POLLIN, 0});
     // A state waiting for answers (RecordReady) is recorded by its deadline.
-    const int n = InterruptGuard::Poll(fds.data(), fds.size(), std::min(t, RecordDeadline()) - now_);
+    const Nanos wait = std::min(t, RecordDeadline()) - now_;
+    const int n = InterruptGuard::Poll(fds.data(), fds.size(), wait);
     now_ = Elapsed();
     if (n <= 0) {
       RecordReady();
