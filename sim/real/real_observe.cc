@@ -558,7 +558,6 @@ std::vector<uint64_t> RealWorld::RecentFlights(const Snapshot& s) const {
 }
 
 int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) const {
-  auto holds = [](const Flight* f, const std::string& text) { return Holds(f->cmd, text); };
   auto earliest = [](const std::vector<const Flight*>& pool) {
     return (*std::min_element(pool.begin(), pool.end(), [](const Flight* a, const Flight* b) {
              return a->sent < b->sent;
@@ -578,7 +577,7 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
   if (!absent) {
     std::vector<const Flight*> wrote;
     for (const Flight* f : recent) {
-      if (holds(f, value)) wrote.push_back(f);
+      if (Holds(f->cmd, value)) wrote.push_back(f);
     }
     // One already answered ran before the reading did (its answer was
     // written first, and the loop serves clients before the observer):
@@ -601,7 +600,7 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
     // A compare-and-delete names the value it deletes; a plain DEL does not.
     std::vector<const Flight*> best;
     for (const Flight* f : candidates) {
-      if (holds(f, value)) best.push_back(f);
+      if (Holds(f->cmd, value)) best.push_back(f);
     }
     if (best.empty()) {
       for (const Flight* f : candidates) {
