@@ -53,6 +53,27 @@ std::string ReadTail(const std::string& path, size_t max) {
   return s.size() > max ? s.substr(s.size() - max) : s;
 }
 
+// What /proc says of a process that neither answers nor exits: its state
+// and kernel wait channel, and whether it got as far as exec'ing `binary`
+// (if not, it is stuck in the forked copy of the harness).
+std::string DescribeProcess(pid_t pid, const std::string& binary) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::string stat = ReadTail(proc + "/stat", 4096);
+  const size_t paren = stat.rfind(')');
+  const std::string state = paren != std::string::npos && paren + 2 < stat.size()
+                                ? stat.substr(paren + 2, 1)
+                                : "?";
+  std::string wchan = ReadTail(proc + "/wchan", 200);
+  std::error_code exe_ec, want_ec;
+  const auto exe = std::filesystem::read_symlink(proc + "/exe", exe_ec);
+  const auto want = std::filesystem::canonical(binary, want_ec);
+  const std::string exec = exe_ec || want_ec ? "unknown"
+                           : exe == want    ? "yes"
+                                            : "no, still " + exe.string();
+  return "pid " + std::to_string(pid) + ", state " + state +
+         ", wchan " + (wchan.empty() ? "?" : wchan) + ", exec'd " + exec;
+}
+
 // Whether our server (process `pid`) answers on `port`: another process
 // may have taken the port between PickPort() and the server's bind, and
 // ctest runs tests in parallel, so the answer must come from our pid.
@@ -152,20 +173,47 @@ std::unique_ptr<RedisServer> RedisServer::Start(const RedisServerOptions& option
                      "--enable-debug-command", "local"};
     server->args_.insert(server->args_.end(), defaults.begin(), defaults.end());
     for (const std::string& a : options.extra_args) server->args_.push_back(a);
-    if (server->Launch({}, &last_error)) return server;
-    // Another process took the port between PickPort() and the bind: again.
-    if (last_error.find("Address already in use") == std::string::npos) break;
+    const Launched launched = server->Launch({}, &last_error);
+    if (launched == Launched::kUp) return server;
+    // Again, on a new port and folder, when another process took the port
+    // between PickPort() and the bind, or when the process stayed silent
+    // (seen once, under ASan on a loaded CI machine, with an empty log:
+    // what /proc said of it is in the message if every attempt fails).
+    if (launched == Launched::kExited &&
+        last_error.find("Address already in use") == std::string::npos) {
+      break;
+    }
   }
   throw HarnessError("redis-server did not start on 127.0.0.1: " + last_error);
 }
 
-bool RedisServer::Launch(const std::vector<std::string>& extra, std::string* why) {
+RedisServer::Launched RedisServer::Launch(const std::vector<std::string>& extra,
+                                          std::string* why) {
   std::vector<std::string> args = {binary_};
   args.insert(args.end(), args_.begin(), args_.end());
   args.insert(args.end(), extra.begin(), extra.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // The environment is built here, not in the child: after fork() in a
+  // process with threads (the proxy's), the child may only make
+  // async-signal-safe calls, and setenv() allocates.
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string entry = *e;
+    if (!options_.clock_shim.empty() && (entry.rfind("LD_PRELOAD=", 0) == 0 ||
+                                         entry.rfind("LOCKSIM_CLOCK_FILE=", 0) == 0)) {
+      continue;
+    }
+    env.push_back(entry);
+  }
+  if (!options_.clock_shim.empty()) {
+    env.push_back("LD_PRELOAD=" + options_.clock_shim);
+    env.push_back("LOCKSIM_CLOCK_FILE=" + options_.clock_file);
+  }
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
 
   const pid_t parent = getpid();
   const pid_t pid = fork();
@@ -178,11 +226,7 @@ bool RedisServer::Launch(const std::vector<std::string>& extra, std::string* why
     // No descriptor of the harness (client sockets, files) leaks into the
     // server: a restarted server must not keep old connections open.
     close_range(3, ~0U, 0);
-    if (!options_.clock_shim.empty()) {
-      setenv("LD_PRELOAD", options_.clock_shim.c_str(), 1);
-      setenv("LOCKSIM_CLOCK_FILE", options_.clock_file.c_str(), 1);
-    }
-    execv(binary_.c_str(), argv.data());
+    execve(binary_.c_str(), argv.data(), envp.data());
     _exit(127);
   }
   pid_ = pid;
@@ -192,21 +236,22 @@ bool RedisServer::Launch(const std::vector<std::string>& extra, std::string* why
     int status;
     if (waitpid(pid, &status, WNOHANG) == pid) {
       pid_ = -1;
-      break;
+      *why = ReadTail(dir_ + "/redis.log", 600);
+      return Launched::kExited;
     }
-    if (Pings(port_, pid)) return true;
+    if (Pings(port_, pid)) return Launched::kUp;
     InterruptGuard::Poll(nullptr, 0, std::chrono::milliseconds(5));  // a sleep a signal ends
   }
-  *why = ReadTail(dir_ + "/redis.log", 600);
-  if (pid_ > 0) {  // alive but silent: not ours to keep
-    kill(pid_, SIGKILL);
-    int status;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-    if (why->empty()) *why = "no answer to PING within 10s";
+  // Alive but silent: not ours to keep. What it was doing, for the message.
+  *why = "no answer to PING within 10s (" + DescribeProcess(pid_, binary_) + ")";
+  const std::string log = ReadTail(dir_ + "/redis.log", 600);
+  if (!log.empty()) *why += "; its log ends: " + log;
+  kill(pid_, SIGKILL);
+  int status;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
-  return false;
+  pid_ = -1;
+  return Launched::kSilent;
 }
 
 void RedisServer::Pause() {
@@ -229,7 +274,10 @@ void RedisServer::Kill() {
 void RedisServer::Restart(const std::vector<std::string>& extra_args) {
   Kill();
   std::string why;
-  if (!Launch(extra_args, &why)) {
+  // Once more on silence (see Start); the port and folder stay the same.
+  Launched launched = Launch(extra_args, &why);
+  if (launched == Launched::kSilent) launched = Launch(extra_args, &why);
+  if (launched != Launched::kUp) {
     throw HarnessError("redis-server did not restart on 127.0.0.1:" + std::to_string(port_) +
                        ": " + why);
   }

@@ -72,9 +72,12 @@ class RedisServer {
  private:
   RedisServer() = default;
   void Stop();
-  // Forks and execs the server with args_ (+ extra); true once it answers
-  // PING on port_, false if it exited (error text in *why).
-  bool Launch(const std::vector<std::string>& extra, std::string* why);
+  enum class Launched { kUp, kExited, kSilent };
+  // Forks and execs the server with args_ (+ extra) and waits until it
+  // answers PING on port_: kUp; kExited when it exited (its log's tail in
+  // *why); kSilent when it neither answered nor exited within 10 s (it is
+  // killed; what /proc said of it in *why).
+  Launched Launch(const std::vector<std::string>& extra, std::string* why);
 
   pid_t pid_ = -1;
   int port_ = 0;
