@@ -14,6 +14,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/core/allocator.h"
+#include "sim/core/crash.h"
 #include "sim/core/errors.h"
 #include "sim/core/interrupt.h"
 
@@ -98,6 +99,7 @@ int Main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   locksim::KeepMemoryBetweenRuns();
+  locksim::ReportCrashes(argc, argv);
   // A write to a server that died must be an error reply, not a SIGPIPE
   // that kills the harness before it can stop its other servers.
   signal(SIGPIPE, SIG_IGN);

@@ -6,8 +6,9 @@ namespace locksim {
 namespace {
 
 // A signal handler can only reach the rest of the program through variables
-// of static storage, and the signal mask is the process's: these are the
-// only such variables in locksim.
+// of static storage, and the signal mask is the process's: these, and the
+// crash report's text (sim/core/crash.cc), are the only such variables in
+// locksim.
 volatile sig_atomic_t g_pending_signal = 0;
 sigset_t g_wait_mask;  // the mask to wait with: ours unblocked
 bool g_active = false;

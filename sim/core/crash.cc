@@ -1,0 +1,76 @@
+#include "sim/core/crash.h"
+
+#include <execinfo.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cstddef>
+#include <initializer_list>
+
+namespace locksim {
+namespace {
+
+// A signal handler reaches the rest of the program only through static
+// storage: the report's text is prepared here once, at start-up, so that
+// the handler only calls async-signal-safe functions (write, backtrace_
+// symbols_fd after a first backtrace() has loaded what it needs).
+char g_command_line[2048];
+size_t g_command_line_size = 0;
+alignas(16) char g_alt_stack[64 * 1024];
+
+void Write(const char* s, size_t n) {
+  while (n > 0) {
+    const ssize_t w = write(STDERR_FILENO, s, n);
+    if (w <= 0) return;
+    s += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+void Write(const char* s) { Write(s, strlen(s)); }
+
+void OnCrash(int signo) {
+  Write("locksim: crashed with ");
+  Write(sigabbrev_np(signo) != nullptr ? sigabbrev_np(signo) : "a signal");
+  Write(": a bug in locksim, not a verdict. Replay: ");
+  Write(g_command_line, g_command_line_size);
+  Write("\nlocksim: the stack (addr2line -f -C -e <binary> <offset> names a frame):\n");
+  void* frames[64];
+  const int n = backtrace(frames, 64);
+  backtrace_symbols_fd(frames, n, STDERR_FILENO);
+  // SA_RESETHAND put the default action back, and SA_NODEFER leaves the
+  // signal unblocked: the process dies of it here, whether it came from a
+  // fault or from kill().
+  raise(signo);
+}
+
+}  // namespace
+
+void ReportCrashes(int argc, char** argv) {
+#if defined(__SANITIZE_ADDRESS__)
+  (void)argc;
+  (void)argv;
+#else
+  size_t at = 0;
+  for (int i = 0; i < argc && at + 1 < sizeof g_command_line; ++i) {
+    if (i > 0) g_command_line[at++] = ' ';
+    for (const char* c = argv[i]; *c != '\0' && at + 1 < sizeof g_command_line; ++c) {
+      g_command_line[at++] = *c;
+    }
+  }
+  g_command_line_size = at;
+  void* warm[1];
+  backtrace(warm, 1);  // loads libgcc's unwinder now, not in the handler
+  stack_t ss{};
+  ss.ss_sp = g_alt_stack;
+  ss.ss_size = sizeof g_alt_stack;
+  sigaltstack(&ss, nullptr);
+  struct sigaction sa {};
+  sa.sa_handler = &OnCrash;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND | SA_ONSTACK | SA_NODEFER;
+  for (int signo : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) sigaction(signo, &sa, nullptr);
+#endif
+}
+
+}  // namespace locksim
