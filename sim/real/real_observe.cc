@@ -135,11 +135,17 @@ bool ChangedNothing(const Command& cmd, const Reply& r) {
 
 // Whether a command's arguments hold `text`, a value RawValue gave: the
 // value itself (a token), or (hash values are "field\n"...) any field.
+// It runs for every open flight at every poll turn while a state waits
+// (AwaitingAnswers), so it builds no string.
 bool Holds(const Command& cmd, const std::string& text) {
   if (text.empty()) return false;
   for (size_t i = 1; i < cmd.size(); ++i) {
     const std::string& a = cmd[i];
-    if (a == text || (a.size() >= 8 && text.find(a + "\n") != std::string::npos)) return true;
+    if (a == text) return true;
+    if (a.size() < 8) continue;
+    for (size_t at = text.find(a); at != std::string::npos; at = text.find(a, at + 1)) {
+      if (at + a.size() < text.size() && text[at + a.size()] == '\n') return true;
+    }
   }
   return false;
 }
