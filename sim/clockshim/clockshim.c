@@ -16,9 +16,13 @@
  * expires keys by its wall clock (mstime()), while its event loop keeps
  * using the monotonic clock untouched. */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -35,7 +39,49 @@ struct locksim_clock {
 
 static const struct locksim_clock* g_clock; /* set once, before main() */
 
+typedef int (*clock_gettime_fn)(clockid_t, struct timespec*);
+static clock_gettime_fn g_vdso_clock_gettime; /* set once, before main() */
+
+/* The address of `name` in the vDSO the kernel mapped into this process, or
+ * NULL. The vDSO is a small ELF shared object; its dynamic section gives the
+ * symbol and string tables, and DT_HASH's second word the symbol count (as
+ * in the kernel's tools/testing/selftests/vDSO/parse_vdso.c). */
+static void* vdso_symbol(const char* name) {
+  const uintptr_t base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+  if (base == 0) return NULL;
+  const ElfW(Ehdr)* eh = (const ElfW(Ehdr)*)base;
+  const ElfW(Phdr)* ph = (const ElfW(Phdr)*)(base + eh->e_phoff);
+  uintptr_t bias = 0;
+  int loaded = 0;
+  const ElfW(Dyn)* dyn = NULL;
+  for (int i = 0; i < eh->e_phnum; ++i) {
+    if (ph[i].p_type == PT_LOAD && !loaded) {
+      bias = base + ph[i].p_offset - ph[i].p_vaddr;
+      loaded = 1;
+    } else if (ph[i].p_type == PT_DYNAMIC) {
+      dyn = (const ElfW(Dyn)*)(base + ph[i].p_offset);
+    }
+  }
+  if (!loaded || dyn == NULL) return NULL;
+  const ElfW(Sym)* symtab = NULL;
+  const char* strtab = NULL;
+  const ElfW(Word)* hash = NULL;
+  for (; dyn->d_tag != DT_NULL; ++dyn) {
+    if (dyn->d_tag == DT_SYMTAB) symtab = (const ElfW(Sym)*)(dyn->d_un.d_ptr + bias);
+    if (dyn->d_tag == DT_STRTAB) strtab = (const char*)(dyn->d_un.d_ptr + bias);
+    if (dyn->d_tag == DT_HASH) hash = (const ElfW(Word)*)(dyn->d_un.d_ptr + bias);
+  }
+  if (symtab == NULL || strtab == NULL || hash == NULL) return NULL;
+  for (ElfW(Word) i = 0; i < hash[1]; ++i) {
+    const ElfW(Sym)* sym = &symtab[i];
+    if (ELF64_ST_TYPE(sym->st_info) != STT_FUNC || sym->st_shndx == SHN_UNDEF) continue;
+    if (strcmp(strtab + sym->st_name, name) == 0) return (void*)(sym->st_value + bias);
+  }
+  return NULL;
+}
+
 __attribute__((constructor)) static void locksim_clock_init(void) {
+  g_vdso_clock_gettime = (clock_gettime_fn)vdso_symbol("__vdso_clock_gettime");
   const char* path = getenv("LOCKSIM_CLOCK_FILE");
   if (path == NULL || path[0] == '\0') return;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -46,6 +92,7 @@ __attribute__((constructor)) static void locksim_clock_init(void) {
 }
 
 static int real_clock_gettime(clockid_t id, struct timespec* ts) {
+  if (g_vdso_clock_gettime != NULL) return g_vdso_clock_gettime(id, ts);
   return (int)syscall(SYS_clock_gettime, id, ts);
 }
 
@@ -66,6 +113,10 @@ static int64_t moved_realtime_ns(void) {
     return ns + offset + drift;
   }
 }
+
+/* Whether the real clock is read through the vDSO (1) or by the system
+ * call (0): for the shim's test. */
+int locksim_clockshim_reads_vdso(void) { return g_vdso_clock_gettime != NULL; }
 
 int clock_gettime(clockid_t id, struct timespec* ts) {
   if (id != CLOCK_REALTIME && id != CLOCK_REALTIME_COARSE) return real_clock_gettime(id, ts);
