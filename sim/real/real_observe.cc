@@ -353,11 +353,27 @@ const RealWorld::Flight* RealWorld::Match(const Snapshot& s) {
   for (const std::string& e : s.events) {
     if (e == "expired" || e == "evicted") return nullptr;  // the node's own doing
   }
+  const std::vector<uint64_t> recent = RecentFlights(s);
+  // A command's events are in this batch or an earlier one once a later
+  // command to the node, sent after its answer, was answered before the
+  // batch was read: the node wrote the events (to the observer's direct
+  // connection) before it ran the later command, so before that answer.
+  // Such a command is no longer a candidate. Without this, a command whose
+  // events came in a batch that could not be put down to one writer (a
+  // cycle's `set`, `expire` and `del` read together) stayed a candidate for
+  // kRecentReply, and made every batch meanwhile ambiguous: each was read,
+  // and left its own writer unmatched in turn.
+  Nanos retired_before{-1};  // commands answered before this are retired
+  for (uint64_t id : recent) {
+    const Flight& g = flights_.at(id);
+    if (g.replied >= Nanos{0} && g.replied <= s.at) retired_before = std::max(retired_before, g.sent);
+  }
   Flight* only = nullptr;
-  for (uint64_t id : RecentFlights(s)) {
+  for (uint64_t id : recent) {
     Flight& f = flights_.at(id);
     if (f.sent > s.at || f.matched) continue;
     if (f.unchanged) continue;
+    if (f.replied >= Nanos{0} && f.replied <= retired_before) continue;
     if (!CanCauseAny(f.cmd, s.events)) continue;
     if (only != nullptr) return nullptr;  // two could have
     only = &f;
