@@ -81,7 +81,11 @@ static void* vdso_symbol(const char* name) {
 }
 
 __attribute__((constructor)) static void locksim_clock_init(void) {
+  /* x86_64 names it __vdso_clock_gettime, arm64 __kernel_clock_gettime. */
   g_vdso_clock_gettime = (clock_gettime_fn)vdso_symbol("__vdso_clock_gettime");
+  if (g_vdso_clock_gettime == NULL) {
+    g_vdso_clock_gettime = (clock_gettime_fn)vdso_symbol("__kernel_clock_gettime");
+  }
   const char* path = getenv("LOCKSIM_CLOCK_FILE");
   if (path == NULL || path[0] == '\0') return;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
