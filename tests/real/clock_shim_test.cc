@@ -5,19 +5,17 @@
 // differential tests, with the clock frozen, and f09's clock jump.)
 #include <dlfcn.h>
 #include <stdlib.h>
-#include <sys/time.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
-#include <filesystem>
 #include <memory>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "sim/real/clock_control.h"
+#include "tests/testing/temp_dir.h"
 
 namespace locksim {
 namespace {
@@ -31,10 +29,7 @@ int64_t RealtimeNanos() {
 class ClockShim : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("locksim-shim-test-" + std::to_string(getpid()));
-    std::filesystem::create_directories(dir_);
-    control_ = std::make_unique<ClockControl>((dir_ / "clock").string());
+    control_ = std::make_unique<ClockControl>(dir_.path + "/clock");
     // The shim maps the control file when it is loaded.
     setenv("LOCKSIM_CLOCK_FILE", control_->path().c_str(), 1);
     handle_ = dlopen(ClockControl::ShimPath().c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -49,7 +44,6 @@ class ClockShim : public ::testing::Test {
   void TearDown() override {
     if (handle_ != nullptr) dlclose(handle_);
     control_.reset();
-    std::filesystem::remove_all(dir_);
   }
   int64_t ShimRealtimeNanos() {
     timespec ts{};
@@ -57,7 +51,7 @@ class ClockShim : public ::testing::Test {
     return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
   }
 
-  std::filesystem::path dir_;
+  TempDir dir_{"locksim-shimtest"};
   std::unique_ptr<ClockControl> control_;
   void* handle_ = nullptr;
   int (*reads_vdso_)() = nullptr;

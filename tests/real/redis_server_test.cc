@@ -2,7 +2,6 @@
 // once under ASan on a loaded CI machine: alive, no log, no answer to PING
 // for 10 s) is killed and started again on a new port and folder, and what
 // starts is a real, answering redis-server.
-#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,29 +13,17 @@
 #include <string>
 
 #include "sim/real/redis_server.h"
+#include "tests/testing/temp_dir.h"
 
 namespace locksim {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A folder of the test's own, removed however the test ends.
-struct TempDir {
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "locksim-servertest-XXXXXX").string();
-    path = mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string path;
-};
-
 TEST(RedisServerStart, ASilentFirstLaunchIsKilledAndStartedAgainOnANewPort) {
   const std::string redis = RedisServer::Resolve("redis-server");
   if (redis.empty()) GTEST_SKIP() << "redis-server not found";
-  TempDir tmp;
+  TempDir tmp("locksim-servertest");
   // A stand-in binary: silent the first time (it only sleeps), the real
   // redis-server the second. The marker is how it tells the two apart.
   const std::string marker = tmp.path + "/first-launch-done";
