@@ -157,6 +157,10 @@ class Runtime {
   virtual void Send(int client, int actor, int node, Command cmd, ReplySink* sink) = 0;
   virtual int NodeCount() const = 0;
 
+  // Events waiting in the queue (what a long run keeps in memory besides
+  // its history).
+  size_t PendingEvents() const { return queue_.size(); }
+
   History& history() { return history_; }
   const History& history() const { return history_; }
   // Random streams, all derived from the run's seed: one for the network

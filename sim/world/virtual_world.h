@@ -50,7 +50,7 @@ class VirtualWorld : public World {
   void CrashNode(int physical, bool power_loss) override;
   void RestartNode(int physical) override;
   void Failover(int group, std::function<void(int)> done) override { done(Failover(group)); }
-  void NodeClockChanged(int physical) override { Observe(physical); }
+  void NodeClockChanged(int physical) override;
   void ExpireKey(int physical, const std::string& key, std::optional<Nanos> ttl) override;
   void SetPartitioned(int a, int b, bool partitioned) override;
   void SetExtraLatency(int a, int b, Nanos extra) override;
@@ -167,11 +167,17 @@ class VirtualWorld : public World {
   std::vector<int> client_of_;
   std::vector<std::string> watched_;
   // What Observe last saw of a watched key on a node (`looked`: it has
-  // looked at least once).
+  // looked at least once), and when the world will look again because the
+  // key expires then (`look_at`; -1: no look pending).
   struct Observed {
     bool looked = false;
     VirtualRedis::KeySeen seen;
+    Nanos look_at{-1};
   };
+  // Makes sure the world looks at watched key `k` of the node once the node's
+  // clock reads its expiry + 1 ms (if it has one): one pending look per key,
+  // not one per state the key went through.
+  void LookAtExpiry(int physical, size_t k);
   // The history's record of what was seen at node time `now_ms`.
   static KeyState StateOf(const std::string& key, const VirtualRedis::KeySeen& seen,
                           int64_t now_ms);

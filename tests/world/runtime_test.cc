@@ -263,5 +263,107 @@ TEST(RuntimeTest, WhenAllCallsToEveryNodeTakeOneRoundTrip) {
   }
 }
 
+
+// ---- The watched key's states: when an expiry is seen ----
+
+// The times at which the history shows `key` gone from node 0.
+std::vector<Nanos> GoneAt(const VirtualWorld& w) {
+  std::vector<Nanos> out;
+  for (const Op& op : w.history().ops()) {
+    if (op.f == OpF::kState && !w.history().state(op).present) out.push_back(op.time);
+  }
+  return out;
+}
+
+Task<void> SetAndDeleteOften(ProcessEnv* env, Runtime* w, int times, size_t* pending) {
+  // (Commands built before the co_await: gcc 12 cannot take a braced list
+  // of string literals inside one.)
+  const Command del = {"DEL", "lock"};
+  for (int i = 0; i < times; ++i) {
+    Command set = {"SET", "lock", "t" + std::to_string(i), "PX", "5000"};
+    co_await env->Call(0, std::move(set));
+    co_await env->Call(0, del);
+  }
+  *pending = w->PendingEvents();
+}
+
+TEST(RuntimeTest, AKeySetAThousandTimesLeavesOneExpiryLookInTheQueue) {
+  // Each SET ... PX 5000 is a state with an expiry five seconds on; the world
+  // looks at the key then. One look per key does for all of them: a look per
+  // state would leave a thousand events queued (the queue of a lock run grew
+  // with its acquisition rate times the TTL).
+  VirtualWorld w({.seed = 1, .nodes = 1, .latency_min = milliseconds(1),
+                  .latency_max = milliseconds(1)});
+  w.WatchKeys({"lock"});
+  const int p = w.AddProcess("A");
+  ProcessEnv env(&w, p);
+  size_t pending = 0;
+  w.Spawn(p, Nanos(0), SetAndDeleteOften(&env, &w, 1000, &pending));
+  w.Run(seconds(60));
+  EXPECT_LE(pending, 3u);  // the look, the node's cron, the task's own end
+  // Every SET and every DEL is a state; the last DEL is the last one.
+  EXPECT_EQ(GoneAt(w).size(), 1000u);
+}
+
+Task<void> SetThenCall(ProcessEnv* env, Command first, Nanos wait, Command second) {
+  co_await env->Call(0, std::move(first));
+  co_await env->SleepFor(wait);
+  co_await env->Call(0, std::move(second));
+}
+
+Task<void> SetThenSetNodeClockBack(ProcessEnv* env, VirtualWorld* w, Nanos wait, Nanos back) {
+  Command set = {"SET", "lock", "a", "PX", "100"};
+  co_await env->Call(0, std::move(set));
+  co_await env->SleepFor(wait);
+  const int node = w->node_process(0);
+  w->SetClock(node, ProcessClock{-back, 0});
+  w->NodeClockChanged(0);
+}
+
+TEST(RuntimeTest, AnExpiryIsSeenWhenTheNodeClockReachesIt) {
+  // 1 ms each way: the SET runs on the node at true time 1 ms, with the
+  // node clock at the epoch + 1 ms, so the key expires at node time 101 ms
+  // and is seen gone once the node's clock reads 102 ms.
+  {
+    // Unchanged: at 102 ms.
+    VirtualWorld w({.seed = 1, .nodes = 1, .latency_min = milliseconds(1),
+                    .latency_max = milliseconds(1)});
+    w.WatchKeys({"lock"});
+    const int p = w.AddProcess("A");
+    ProcessEnv env(&w, p);
+    w.Spawn(p, Nanos(0), SetThenCall(&env, Command{"SET", "lock", "a", "PX", "100"},
+                                      milliseconds(500), Command{"GET", "other"}));
+    w.Run(seconds(2));
+    EXPECT_EQ(GoneAt(w), std::vector<Nanos>{milliseconds(102)});
+  }
+  {
+    // Extended at 50 ms (true time 51 ms on the node) to 300 ms from then:
+    // the look planned for 102 ms finds the key still there and looks again
+    // at the new expiry, 351 ms + 1 ms.
+    VirtualWorld w({.seed = 1, .nodes = 1, .latency_min = milliseconds(1),
+                    .latency_max = milliseconds(1)});
+    w.WatchKeys({"lock"});
+    const int p = w.AddProcess("A");
+    ProcessEnv env(&w, p);
+    w.Spawn(p, Nanos(0), SetThenCall(&env, Command{"SET", "lock", "a", "PX", "100"},
+                                      milliseconds(48), Command{"PEXPIRE", "lock", "300"}));
+    w.Run(seconds(2), /*until_deadline=*/true);
+    EXPECT_EQ(GoneAt(w), std::vector<Nanos>{milliseconds(352)});
+  }
+  {
+    // The node's clock set back by a second at 50 ms: the key now expires
+    // at true time 1102 ms, and no command comes to show it. The look
+    // planned for 102 ms is moved there.
+    VirtualWorld w({.seed = 1, .nodes = 1, .latency_min = milliseconds(1),
+                    .latency_max = milliseconds(1)});
+    w.WatchKeys({"lock"});
+    const int p = w.AddProcess("A");
+    ProcessEnv env(&w, p);
+    w.Spawn(p, Nanos(0), SetThenSetNodeClockBack(&env, &w, milliseconds(48), seconds(1)));
+    w.Run(seconds(3), /*until_deadline=*/true);
+    EXPECT_EQ(GoneAt(w), std::vector<Nanos>{milliseconds(1102)});
+  }
+}
+
 }  // namespace
 }  // namespace locksim
