@@ -552,11 +552,10 @@ void RealWorld::Answered(uint64_t id, const Reply* reply) {
     f.ok = reply->type == Reply::Type::kStatus && reply->str == "OK";
     f.unchanged = ChangedNothing(f.cmd, *reply);
   }
-  answered_.push_back(id);
+  answered_.push_back({id, f.physical, f.replied, !f.cmd.empty()});
   // Forget commands answered long ago (now_ only grows: the oldest first).
-  while (!answered_.empty() &&
-         now_ - flights_.at(answered_.front()).replied > std::chrono::seconds(1)) {
-    flights_.erase(answered_.front());
+  while (!answered_.empty() && now_ - answered_.front().replied > std::chrono::seconds(1)) {
+    flights_.erase(answered_.front().id);
     answered_.pop_front();
   }
 }
@@ -571,9 +570,9 @@ std::vector<uint64_t> RealWorld::RecentFlights(const Snapshot& s) const {
     if (f.physical == s.physical && !f.cmd.empty()) ids.push_back(id);
   };
   for (uint64_t id : open_flights_) take(id);
-  for (auto id = answered_.rbegin(); id != answered_.rend(); ++id) {
-    if (s.at - flights_.at(*id).replied > kRecentReply) break;
-    take(*id);
+  for (auto a = answered_.rbegin(); a != answered_.rend(); ++a) {
+    if (s.at - a->replied > kRecentReply) break;
+    if (a->physical == s.physical && a->has_cmd) ids.push_back(a->id);
   }
   std::sort(ids.begin(), ids.end());  // ids are numbered as they are sent
   return ids;
