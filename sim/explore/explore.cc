@@ -180,7 +180,7 @@ bool Shorter(const Finding& a, const Finding& b) {
 }
 
 SeedOutcome ProbeSeed(const ExploreSpec& spec, uint64_t seed) {
-  const RunOptions options = SeedRunOptions(spec);
+  const RunOptions options = SeedRunOptions(spec, seed);
   const std::string file = FileName(seed);
   RunResult r;
   try {
@@ -194,7 +194,7 @@ SeedOutcome ProbeSeed(const ExploreSpec& spec, uint64_t seed) {
 
 std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed, SeedNote* note) {
   const std::string file = FileName(seed);
-  const RunOptions options = SeedRunOptions(spec);
+  const RunOptions options = SeedRunOptions(spec, seed);
   const bool real = spec.backend == Backend::kReal;
   SeedNote ignored;
   if (note == nullptr) note = &ignored;
@@ -330,7 +330,7 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed, SeedN
     // The file must replay, through the parser, to what it expects: as
     // `locksim run FILE` runs it.
     const Scenario saved = ParseScenario(f.text, f.file);
-    RunOptions replay = SeedRunOptions(spec);
+    RunOptions replay = SeedRunOptions(spec, seed);
     replay.algorithm.clear();
     replay.label = spec.algorithm;
     // A real run is not byte-identical: the file is kept only when each of

@@ -346,13 +346,25 @@ std::vector<std::string> ParseFaultClasses(const std::string& text, const std::s
   return out;
 }
 
-RunOptions SeedRunOptions(const ExploreSpec& spec) {
+RunOptions SeedRunOptions(const ExploreSpec& spec, uint64_t seed) {
   RunOptions o;
   o.algorithm = spec.algorithm;
   o.backend = spec.backend;
   o.time_scale = spec.time_scale;
   o.redis_server = spec.redis_server;
+  o.replay = ExploreReplayCommand(spec, seed);
   return o;
+}
+
+std::string ExploreReplayCommand(const ExploreSpec& spec, uint64_t seed) {
+  std::string out = "locksim explore --algorithm " + spec.algorithm + " --faults ";
+  for (size_t i = 0; i < spec.faults.size(); ++i) out += (i ? "," : "") + spec.faults[i];
+  if (spec.faults.empty()) out += "none";
+  if (spec.backend == Backend::kReal) {
+    out += " --backend real";
+    if (spec.time_scale) out += " --time-scale " + spec.time_scale->ToString();
+  }
+  return out + " --first-seed " + std::to_string(seed) + " --seeds 1 --jobs 1";
 }
 
 ExploreSpec MakeExploreSpec(const std::string& algorithm, std::vector<std::string> faults,
@@ -385,8 +397,10 @@ ExploreSpec MakeExploreSpec(const std::string& algorithm, std::vector<std::strin
                                : ojson{{"ttl", "2s"}, {"retry_delay", "100ms"}};
   probe["clients"] = ojson::array({{{"name", "A"}, {"iterations", 3}, {"hold", "100ms"}},
                                    {{"name", "B"}, {"iterations", 3}, {"hold", "100ms"}}});
+  // (Every explore of the variant runs it first: its first seed's command
+  // replays it.)
   const RunResult r = RunScenario(ParseScenario(probe.dump(), "explore-probe"),
-                                  SeedRunOptions(spec));
+                                  SeedRunOptions(spec, 1));
   for (const Op& op : r.history.ops()) {
     if (op.f != OpF::kRedis || op.type != OpType::kInvoke) continue;
     std::string name(r.history.command(op).name());

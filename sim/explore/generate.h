@@ -66,8 +66,13 @@ struct ExploreSpec {
   bool single_threaded = false;  // an adapter-driven client: no "threads"
 };
 
-// How a seed of `spec` runs (algorithm, backend, time scale, server).
-RunOptions SeedRunOptions(const ExploreSpec& spec);
+// How a seed of `spec` runs (algorithm, backend, time scale, server), and
+// the command that runs that seed again (RunOptions::replay: what a broken
+// invariant names, since the scenario is in no file).
+RunOptions SeedRunOptions(const ExploreSpec& spec, uint64_t seed);
+// `locksim explore --algorithm ID --faults F --first-seed N --seeds 1
+// --jobs 1`, with the backend and time scale when they are not the default.
+std::string ExploreReplayCommand(const ExploreSpec& spec, uint64_t seed);
 
 // The spec of `algorithm` under `faults`, run where `where` says (its
 // backend, time_scale and redis_server): whether it is a limiter, and its

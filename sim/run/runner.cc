@@ -240,9 +240,11 @@ void ScenarioRun::Setup() {
       own_adapter_ ? " --adapter " + options_.adapter
                    : " --algorithm " + result_.algorithm +
                          (program_override_.empty() ? "" : " --adapter " + program_override_);
-  world_->SetReplayHint("locksim run " + input_file_ + variant + " --seed " +
-                        std::to_string(result_.seed) + " --backend " +
-                        std::string(BackendName(backend())));
+  world_->SetReplayHint(!options_.replay.empty()
+                            ? options_.replay
+                            : "locksim run " + input_file_ + variant + " --seed " +
+                                  std::to_string(result_.seed) + " --backend " +
+                                  std::string(BackendName(backend())));
   world_->SetCallTimeout(s.network.timeout);
   using Type = WorkloadSpec::Type;
   resource_ = std::make_unique<ProtectedResource>(s.workload.type == Type::kInventory ? s.workload.stock

@@ -41,6 +41,11 @@ struct RunOptions {
   // (sim/world/chooser.h) are recorded in RunResult::choice_points. A
   // scenario's "choices" are applied either way.
   bool record_choices = false;
+  // The command that replays this run, for the message of a broken
+  // simulator invariant. Empty: `locksim run FILE --algorithm ID --seed N
+  // --backend B`, right for a scenario file; a generated scenario (explore's
+  // seeds and their shrinking) names the command that generates it again.
+  std::string replay;
   // Called every few thousand events with the true time and the history's
   // size, for a progress line; must not touch the run.
   std::function<void(Nanos now, Nanos duration, int64_t ops)> progress;

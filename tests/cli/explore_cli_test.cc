@@ -14,6 +14,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/explore/generate.h"
+#include "sim/run/runner.h"
+
 namespace locksim {
 namespace {
 
@@ -94,6 +97,26 @@ TEST_F(ExploreCliTest, MergedShardsEqualTheUnshardedRun) {
   Outcome merged = Locksim("merge" + shards + " --out " + Out("merged"));
   EXPECT_EQ(merged.exit_code, 1) << merged.err;
   EXPECT_EQ(Tree(Out("merged")), Tree(Out("all")));
+}
+
+// A generated scenario is in no file: what a broken simulator invariant
+// names to replay one of its runs is the explore command of that one seed
+// (RunOptions::replay). That command runs the seed again and finds the same.
+TEST_F(ExploreCliTest, ASeedsReplayCommandFindsWhatTheSeedFoundInTheSweep) {
+  ASSERT_EQ(Locksim(std::string(kSweep) + " --out " + Out("x")).exit_code, 1);
+  const nlohmann::json summary = nlohmann::json::parse(Slurp(Out("x") + "/summary.json"));
+  ASSERT_FALSE(summary["kinds"].empty());
+  const nlohmann::json& shortest = summary["kinds"][0]["shortest"];
+  const uint64_t seed = shortest["seed"].get<uint64_t>();
+  const ExploreSpec spec = MakeExploreSpec("set-nx-px-del", {"pause"});
+  const std::string replay = ExploreReplayCommand(spec, seed);
+  EXPECT_EQ(replay, "locksim explore --algorithm set-nx-px-del --faults pause --first-seed " +
+                        std::to_string(seed) + " --seeds 1 --jobs 1");
+  EXPECT_EQ(SeedRunOptions(spec, seed).replay, replay);
+  Outcome again = Locksim(replay.substr(std::string("locksim ").size()) + " --out " + Out("one"));
+  EXPECT_EQ(again.exit_code, 1) << again.err;
+  const std::string file = shortest["file"].get<std::string>();
+  EXPECT_EQ(Slurp(Out("one") + "/" + file), Slurp(Out("x") + "/" + file));
 }
 
 TEST_F(ExploreCliTest, MergeRefusesAnIncompleteSetOfShards) {
