@@ -353,7 +353,7 @@ const RealWorld::Flight* RealWorld::Match(const Snapshot& s) {
   for (const std::string& e : s.events) {
     if (e == "expired" || e == "evicted") return nullptr;  // the node's own doing
   }
-  const std::vector<uint64_t> recent = RecentFlights(s);
+  const std::vector<Flight*> recent = RecentFlights(s);
   // A command's events are in this batch or an earlier one once a later
   // command to the node, sent after its answer, was answered before the
   // batch was read: the node wrote the events (to the observer's direct
@@ -364,13 +364,12 @@ const RealWorld::Flight* RealWorld::Match(const Snapshot& s) {
   // kRecentReply, and made every batch meanwhile ambiguous: each was read,
   // and left its own writer unmatched in turn.
   Nanos retired_before{-1};  // commands answered before this are retired
-  for (uint64_t id : recent) {
-    const Flight& g = flights_.at(id);
-    if (g.replied >= Nanos{0} && g.replied <= s.at) retired_before = std::max(retired_before, g.sent);
+  for (const Flight* g : recent) {
+    if (g->replied >= Nanos{0} && g->replied <= s.at) retired_before = std::max(retired_before, g->sent);
   }
   Flight* only = nullptr;
-  for (uint64_t id : recent) {
-    Flight& f = flights_.at(id);
+  for (Flight* flight : recent) {
+    Flight& f = *flight;
     if (f.sent > s.at || f.matched) continue;
     if (f.unchanged) continue;
     if (f.replied >= Nanos{0} && f.replied <= retired_before) continue;
@@ -536,6 +535,7 @@ void RealWorld::RecordReady() {
 }
 
 void RealWorld::Fly(uint64_t id, Flight flight) {
+  flight.id = id;
   flights_[id] = std::move(flight);
   open_flights_.insert(id);
 }
@@ -552,10 +552,10 @@ void RealWorld::Answered(uint64_t id, const Reply* reply) {
     f.ok = reply->type == Reply::Type::kStatus && reply->str == "OK";
     f.unchanged = ChangedNothing(f.cmd, *reply);
   }
-  answered_.push_back({id, f.physical, f.replied, !f.cmd.empty()});
+  answered_.push_back({&f, f.physical, f.replied, !f.cmd.empty()});
   // Forget commands answered long ago (now_ only grows: the oldest first).
   while (!answered_.empty() && now_ - answered_.front().replied > std::chrono::seconds(1)) {
-    flights_.erase(answered_.front().id);
+    flights_.erase(answered_.front().flight->id);
     answered_.pop_front();
   }
 }
@@ -563,22 +563,22 @@ void RealWorld::Answered(uint64_t id, const Reply* reply) {
 // The commands to s's node that a change seen at s.at may be put down to,
 // in the order they were sent: in flight, or answered within kRecentReply
 // of s.at (answered_ is in the order of the answers: from its newest back).
-std::vector<uint64_t> RealWorld::RecentFlights(const Snapshot& s) const {
-  std::vector<uint64_t> ids;
-  auto take = [&](uint64_t id) {
-    const Flight& f = flights_.at(id);
-    if (f.physical == s.physical && !f.cmd.empty()) ids.push_back(id);
-  };
-  for (uint64_t id : open_flights_) take(id);
+std::vector<RealWorld::Flight*> RealWorld::RecentFlights(const Snapshot& s) {
+  std::vector<Flight*> out;
+  for (uint64_t id : open_flights_) {
+    Flight& f = flights_.at(id);
+    if (f.physical == s.physical && !f.cmd.empty()) out.push_back(&f);
+  }
   for (auto a = answered_.rbegin(); a != answered_.rend(); ++a) {
     if (s.at - a->replied > kRecentReply) break;
-    if (a->physical == s.physical && a->has_cmd) ids.push_back(a->id);
+    if (a->physical == s.physical && a->has_cmd) out.push_back(a->flight);
   }
-  std::sort(ids.begin(), ids.end());  // ids are numbered as they are sent
-  return ids;
+  // Ids are numbered as the commands are sent.
+  std::sort(out.begin(), out.end(), [](const Flight* a, const Flight* b) { return a->id < b->id; });
+  return out;
 }
 
-int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) const {
+int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) {
   auto earliest = [](const std::vector<const Flight*>& pool) {
     return (*std::min_element(pool.begin(), pool.end(), [](const Flight* a, const Flight* b) {
              return a->sent < b->sent;
@@ -588,9 +588,8 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
   // SETNX of one timestamp all hold the value, and only the one answered 1
   // wrote it.
   std::vector<const Flight*> recent;
-  for (uint64_t id : RecentFlights(s)) {
-    const Flight& f = flights_.at(id);
-    if (f.sent <= s.at + kRecentReply && !f.unchanged) recent.push_back(&f);
+  for (const Flight* f : RecentFlights(s)) {
+    if (f->sent <= s.at + kRecentReply && !f->unchanged) recent.push_back(f);
   }
   // The reading may already show a later change than the event's (a
   // release, then the next holder's SET): a value is put down to the client

@@ -130,6 +130,7 @@ class RealWorld : public World, public AdapterHost {
     bool ok = false;         // answered "+OK"
     bool unchanged = false;  // its answer says it changed nothing (ChangedNothing)
     bool matched = false;    // the cause of a batch of key events (Match)
+    uint64_t id = 0;         // its key in flights_, numbered as sent (Fly)
   };
   struct Snapshot {  // a reading of a watched key, and what asked for it
     RealWorld* world;
@@ -173,8 +174,9 @@ class RealWorld : public World, public AdapterHost {
   // When the first waiting state stops waiting for answers: AdvanceTo's poll
   // wakes then. Nanos::max() when none waits.
   Nanos RecordDeadline() const;
-  int Writer(const Snapshot& s, const std::string& value, bool absent) const;
-  std::vector<uint64_t> RecentFlights(const Snapshot& s) const;  // for Writer and Match
+  int Writer(const Snapshot& s, const std::string& value, bool absent);
+  // For Writer and Match: in the order they were sent.
+  std::vector<Flight*> RecentFlights(const Snapshot& s);
   // The state a `set` event announces, when the harness's own command
   // explains it without a reading (real_observe.cc); nullopt: read it.
   struct KeyReadings;
@@ -253,7 +255,7 @@ class RealWorld : public World, public AdapterHost {
   std::unordered_map<uint64_t, Flight> flights_;
   std::set<uint64_t> open_flights_;
   struct AnsweredFlight {  // what RecentFlights needs, without a lookup
-    uint64_t id;
+    Flight* flight;  // in flights_ (a node-based map: it does not move)
     int physical;
     Nanos replied;
     bool has_cmd;
