@@ -363,6 +363,7 @@ std::string ExploreReplayCommand(const ExploreSpec& spec, uint64_t seed) {
   if (spec.backend == Backend::kReal) {
     out += " --backend real";
     if (spec.time_scale) out += " --time-scale " + spec.time_scale->ToString();
+    if (spec.redis_server != RunOptions{}.redis_server) out += " --redis-server " + spec.redis_server;
   }
   return out + " --first-seed " + std::to_string(seed) + " --seeds 1 --jobs 1";
 }

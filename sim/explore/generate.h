@@ -71,7 +71,8 @@ struct ExploreSpec {
 // invariant names, since the scenario is in no file).
 RunOptions SeedRunOptions(const ExploreSpec& spec, uint64_t seed);
 // `locksim explore --algorithm ID --faults F --first-seed N --seeds 1
-// --jobs 1`, with the backend and time scale when they are not the default.
+// --jobs 1`, with the backend, time scale and redis-server binary when they
+// are not the default.
 std::string ExploreReplayCommand(const ExploreSpec& spec, uint64_t seed);
 
 // The spec of `algorithm` under `faults`, run where `where` says (its

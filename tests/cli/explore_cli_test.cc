@@ -117,6 +117,17 @@ TEST_F(ExploreCliTest, ASeedsReplayCommandFindsWhatTheSeedFoundInTheSweep) {
   EXPECT_EQ(again.exit_code, 1) << again.err;
   const std::string file = shortest["file"].get<std::string>();
   EXPECT_EQ(Slurp(Out("one") + "/" + file), Slurp(Out("x") + "/" + file));
+  // On real servers it names where and how the seed ran.
+  ExploreSpec real;
+  real.algorithm = "set-nx-px";
+  real.faults = {"pause", "node-clock"};
+  real.backend = Backend::kReal;
+  real.time_scale = TimeScale{1, 20};
+  real.redis_server = "/opt/redis/bin/redis-server";
+  EXPECT_EQ(ExploreReplayCommand(real, 7),
+            "locksim explore --algorithm set-nx-px --faults pause,node-clock --backend real "
+            "--time-scale 1/20 --redis-server /opt/redis/bin/redis-server --first-seed 7 "
+            "--seeds 1 --jobs 1");
 }
 
 TEST_F(ExploreCliTest, MergeRefusesAnIncompleteSetOfShards) {
