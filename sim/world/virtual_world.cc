@@ -231,10 +231,12 @@ void VirtualWorld::LookAtExpiry(int physical, size_t k) {
   // until * 10^6 / (10^6 + ppm) of true time (rounded up: never before).
   const int process = nodes_[physical].process;
   const Nanos until = std::max(Millis(seen.expire_ms + 1) - LocalNow(process), Nanos{0});
-  const int64_t rate = 1'000'000 + Clock(process).drift_ppm;
+  const int64_t ppm = Clock(process).drift_ppm;
+  const int64_t rate = 1'000'000 + ppm;
   if (rate <= 0) return;  // a clock that does not advance never gets there
   const __int128 scaled = static_cast<__int128>(until.count()) * 1'000'000;
-  const Nanos at = now_ + Nanos(static_cast<int64_t>((scaled + rate - 1) / rate));
+  const Nanos at =  // the usual clock: no 128-bit division
+      now_ + (ppm == 0 ? until : Nanos(static_cast<int64_t>((scaled + rate - 1) / rate)));
   // A look already due no later does this one's work: when it runs it
   // looks again for whatever expiry the key has then. So a key set and
   // deleted a thousand times keeps one look in the queue, not a thousand

@@ -288,25 +288,44 @@ Task<void> SetAndDeleteOften(ProcessEnv* env, Runtime* w, int times, size_t* pen
   *pending = w->PendingEvents();
 }
 
+// One node, 1 ms each way, watching "lock", and client A: where a task runs
+// and the history shows when the key went.
+struct WatchedNode {
+  explicit WatchedNode(ProcessClock node_clock = {})
+      : w({.seed = 1, .nodes = 1, .latency_min = milliseconds(1),
+           .latency_max = milliseconds(1)}),
+        p(w.AddProcess("A")),
+        env(&w, p) {
+    w.WatchKeys({"lock"});
+    w.SetClock(w.node_process(0), node_clock);
+  }
+  // Runs `task` as A's for 3 s of true time; when the key was seen gone.
+  std::vector<Nanos> GoneAtAfter(Task<void> task) {
+    w.Spawn(p, Nanos(0), std::move(task));
+    w.Run(seconds(3), /*until_deadline=*/true);
+    return GoneAt(w);
+  }
+
+  VirtualWorld w;
+  int p;
+  ProcessEnv env;
+};
+
 TEST(RuntimeTest, AKeySetAThousandTimesLeavesOneExpiryLookInTheQueue) {
   // Each SET ... PX 5000 is a state with an expiry five seconds on; the world
   // looks at the key then. One look per key does for all of them: a look per
   // state would leave a thousand events queued (the queue of a lock run grew
   // with its acquisition rate times the TTL).
-  VirtualWorld w({.seed = 1, .nodes = 1, .latency_min = milliseconds(1),
-                  .latency_max = milliseconds(1)});
-  w.WatchKeys({"lock"});
-  const int p = w.AddProcess("A");
-  ProcessEnv env(&w, p);
+  WatchedNode n;
   size_t pending = 0;
-  w.Spawn(p, Nanos(0), SetAndDeleteOften(&env, &w, 1000, &pending));
-  w.Run(seconds(60));
+  n.w.Spawn(n.p, Nanos(0), SetAndDeleteOften(&n.env, &n.w, 1000, &pending));
+  n.w.Run(seconds(60));
   // Every event still queued counts, not only looks: the one look, and at
   // most a tick of the node's cron (1 in all, as written; 1000 when each
   // SET left its own look behind).
   EXPECT_LE(pending, 2u);
   // Every SET and every DEL is a state; the last DEL is the last one.
-  EXPECT_EQ(GoneAt(w).size(), 1000u);
+  EXPECT_EQ(GoneAt(n.w).size(), 1000u);
 }
 
 Task<void> SetThenCall(ProcessEnv* env, Command first, Nanos wait, Command second) {
@@ -328,72 +347,44 @@ TEST(RuntimeTest, AnExpiryIsSeenWhenTheNodeClockReachesIt) {
   // 1 ms each way: the SET runs on the node at true time 1 ms, with the
   // node clock at the epoch + 1 ms, so the key expires at node time 101 ms
   // and is seen gone once the node's clock reads 102 ms.
+  const Command set = {"SET", "lock", "a", "PX", "100"};
   {
     // Unchanged: at 102 ms.
-    VirtualWorld w({.seed = 1, .nodes = 1, .latency_min = milliseconds(1),
-                    .latency_max = milliseconds(1)});
-    w.WatchKeys({"lock"});
-    const int p = w.AddProcess("A");
-    ProcessEnv env(&w, p);
-    w.Spawn(p, Nanos(0), SetThenCall(&env, Command{"SET", "lock", "a", "PX", "100"},
-                                      milliseconds(500), Command{"GET", "other"}));
-    w.Run(seconds(2));
-    EXPECT_EQ(GoneAt(w), std::vector<Nanos>{milliseconds(102)});
+    WatchedNode n;
+    EXPECT_EQ(n.GoneAtAfter(SetThenCall(&n.env, set, milliseconds(500), {"GET", "other"})),
+              std::vector<Nanos>{milliseconds(102)});
   }
   {
     // Extended at 50 ms (true time 51 ms on the node) to 300 ms from then:
     // the look planned for 102 ms finds the key still there and looks again
     // at the new expiry, 351 ms + 1 ms.
-    VirtualWorld w({.seed = 1, .nodes = 1, .latency_min = milliseconds(1),
-                    .latency_max = milliseconds(1)});
-    w.WatchKeys({"lock"});
-    const int p = w.AddProcess("A");
-    ProcessEnv env(&w, p);
-    w.Spawn(p, Nanos(0), SetThenCall(&env, Command{"SET", "lock", "a", "PX", "100"},
-                                      milliseconds(48), Command{"PEXPIRE", "lock", "300"}));
-    w.Run(seconds(2), /*until_deadline=*/true);
-    EXPECT_EQ(GoneAt(w), std::vector<Nanos>{milliseconds(352)});
+    WatchedNode n;
+    EXPECT_EQ(n.GoneAtAfter(SetThenCall(&n.env, set, milliseconds(48), {"PEXPIRE", "lock", "300"})),
+              std::vector<Nanos>{milliseconds(352)});
   }
   {
     // The node's clock set back by a second at 50 ms: the key now expires
     // at true time 1102 ms, and no command comes to show it. The look
     // planned for 102 ms finds the key there and looks again then.
-    VirtualWorld w({.seed = 1, .nodes = 1, .latency_min = milliseconds(1),
-                    .latency_max = milliseconds(1)});
-    w.WatchKeys({"lock"});
-    const int p = w.AddProcess("A");
-    ProcessEnv env(&w, p);
-    w.Spawn(p, Nanos(0), SetThenSetNodeClockBack(&env, &w, milliseconds(48), seconds(1)));
-    w.Run(seconds(3), /*until_deadline=*/true);
-    EXPECT_EQ(GoneAt(w), std::vector<Nanos>{milliseconds(1102)});
+    WatchedNode n;
+    EXPECT_EQ(n.GoneAtAfter(SetThenSetNodeClockBack(&n.env, &n.w, milliseconds(48), seconds(1))),
+              std::vector<Nanos>{milliseconds(1102)});
   }
   {
     // Set forward by 30 ms at 50 ms: the node's clock reads 80 ms then, and
     // 102 ms at true time 72 ms. The look planned for 102 ms is moved there.
-    VirtualWorld w({.seed = 1, .nodes = 1, .latency_min = milliseconds(1),
-                    .latency_max = milliseconds(1)});
-    w.WatchKeys({"lock"});
-    const int p = w.AddProcess("A");
-    ProcessEnv env(&w, p);
-    w.Spawn(p, Nanos(0),
-            SetThenSetNodeClockBack(&env, &w, milliseconds(48), -milliseconds(30)));
-    w.Run(seconds(3), /*until_deadline=*/true);
-    EXPECT_EQ(GoneAt(w), std::vector<Nanos>{milliseconds(72)});
+    WatchedNode n;
+    EXPECT_EQ(n.GoneAtAfter(
+                  SetThenSetNodeClockBack(&n.env, &n.w, milliseconds(48), -milliseconds(30))),
+              std::vector<Nanos>{milliseconds(72)});
   }
   {
     // A node clock 10% fast from the start: the SET runs at true 1 ms (the
     // node reads 1.1 ms, so the key expires at node time 101 ms), and the
     // node reads 102 ms at true 102/1.1 ms = 92 727 272.7 ns.
-    VirtualWorld w({.seed = 1, .nodes = 1, .latency_min = milliseconds(1),
-                    .latency_max = milliseconds(1)});
-    w.WatchKeys({"lock"});
-    w.SetClock(w.node_process(0), ProcessClock{Nanos(0), 100'000});
-    const int p = w.AddProcess("A");
-    ProcessEnv env(&w, p);
-    w.Spawn(p, Nanos(0), SetThenCall(&env, Command{"SET", "lock", "a", "PX", "100"},
-                                      milliseconds(500), Command{"GET", "other"}));
-    w.Run(seconds(2));
-    EXPECT_EQ(GoneAt(w), std::vector<Nanos>{Nanos(92'727'273)});
+    WatchedNode n(ProcessClock{Nanos(0), 100'000});
+    EXPECT_EQ(n.GoneAtAfter(SetThenCall(&n.env, set, milliseconds(500), {"GET", "other"})),
+              std::vector<Nanos>{Nanos(92'727'273)});
   }
 }
 
