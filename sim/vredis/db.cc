@@ -9,12 +9,9 @@ namespace locksim {
 // expireIfNeeded() of Redis 7.0: a master deletes an expired key when it is
 // touched and propagates a DEL; a replica only hides it (its master will
 // send the DEL), and while applying the master's stream nothing is expired.
-bool VirtualRedis::ExpireIfNeeded(const std::string& key) {
-  auto it = db_.find(key);
-  if (it == db_.end() || !KeyIsExpired(it->second)) return false;
-  if (loading_) return false;
-  if (replica_) return true;
-  DeleteExpiredKey(it);
+bool VirtualRedis::ExpireIfNeeded(std::unordered_map<std::string, Object>::iterator it) {
+  if (!KeyIsExpired(it->second) || loading_) return false;
+  if (!replica_) DeleteExpiredKey(it);
   return true;
 }
 
@@ -28,10 +25,11 @@ void VirtualRedis::DeleteExpiredKey(std::unordered_map<std::string, Object>::ite
   if (propagating_) Propagate({"DEL", std::move(key)});
 }
 
+// One hash lookup: lookups are most of what a lock's commands do.
 VirtualRedis::Object* VirtualRedis::LookupRead(const std::string& key) {
-  if (ExpireIfNeeded(key)) return nullptr;
   auto it = db_.find(key);
-  return it == db_.end() ? nullptr : &it->second;
+  if (it == db_.end() || ExpireIfNeeded(it)) return nullptr;
+  return &it->second;
 }
 
 VirtualRedis::Object* VirtualRedis::LookupWrite(const std::string& key) {
@@ -143,11 +141,15 @@ void VirtualRedis::SignalFlushed() {
 Reply VirtualRedis::DelCommand(const Command& argv) {
   int64_t deleted = 0;
   for (size_t i = 1; i < argv.size(); ++i) {
-    ExpireIfNeeded(argv[i]);
-    if (DeleteKey(argv[i])) {
-      ++deleted;
-      ++dirty_;
-    }
+    auto it = db_.find(argv[i]);
+    if (it == db_.end()) continue;
+    // Expired on a master: deleted by the expiry, not counted. A replica
+    // only hides an expired key, and deletes it when its master says so.
+    if (ExpireIfNeeded(it) && !replica_) continue;
+    RemoveKey(it);
+    SignalModifiedKey(argv[i]);
+    ++deleted;
+    ++dirty_;
   }
   return Reply::Integer(deleted);
 }

@@ -218,8 +218,9 @@ class VirtualRedis {
   bool KeyIsExpired(const Object& o) const {
     return o.expire_ms >= 0 && now_ms_ > o.expire_ms;
   }
-  // Expires `key` if needed; true if it is (logically) gone.
-  bool ExpireIfNeeded(const std::string& key);
+  // Expires the key at `it` if needed; true if it is (logically) gone. On
+  // a master it is then erased, and `it` is no longer valid.
+  bool ExpireIfNeeded(std::unordered_map<std::string, Object>::iterator it);
   // deleteExpiredKeyAndPropagate(): removes an expired key, touches its
   // watchers and propagates a DEL.
   void DeleteExpiredKey(std::unordered_map<std::string, Object>::iterator it);
