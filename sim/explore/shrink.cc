@@ -1,5 +1,7 @@
 #include "sim/explore/shrink.h"
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,10 +23,12 @@ struct DurationField {
 
 class Shrinker {
  public:
-  Shrinker(ojson doc, const Keeps& keeps, int budget, ShrinkStats* stats)
-      : doc_(std::move(doc)), keeps_(keeps), budget_(budget), stats_(stats) {}
+  Shrinker(ojson doc, const Keeps& keeps, int budget, Nanos run_slack, ShrinkStats* stats)
+      : doc_(std::move(doc)), keeps_(keeps), budget_(budget), run_slack_(run_slack),
+        stats_(stats) {}
 
   ojson Run() {
+    const std::optional<Nanos> original_duration = RunDuration();
     for (;;) {
       const int before = stats_->accepted;
       DropFaults();
@@ -35,11 +39,28 @@ class Shrinker {
       ShorterDurations();
       if (stats_->accepted == before || Exhausted()) break;
     }
+    GiveBackSlack(original_duration);
     return std::move(doc_);
   }
 
  private:
   bool Exhausted() const { return stats_->runs >= budget_; }
+
+  std::optional<Nanos> RunDuration() const {
+    if (!doc_.contains("duration") || !doc_["duration"].is_string()) return std::nullopt;
+    std::string error;
+    return ParseDuration(doc_["duration"].get<std::string>(), &error);
+  }
+
+  // The run's length shrinks to just past the violation it shows; with
+  // run_slack_ it is given back that much (never past its original). Not
+  // tried as a candidate: a longer run only adds time after the violation.
+  void GiveBackSlack(std::optional<Nanos> original) {
+    const std::optional<Nanos> now = RunDuration();
+    if (run_slack_ <= Nanos{0} || !original || !now || *now >= *original) return;
+    const Nanos longer = std::min(*original, *now + run_slack_);
+    doc_["duration"] = FormatDuration(std::chrono::ceil<milliseconds>(longer));
+  }
 
   // Keeps `candidate` if it still shows the violation.
   bool Try(const ojson& candidate) {
@@ -224,14 +245,15 @@ class Shrinker {
   ojson doc_;
   const Keeps& keeps_;
   int budget_;
+  Nanos run_slack_;
   ShrinkStats* stats_;
 };
 
 }  // namespace
 
-ojson Shrink(ojson doc, const Keeps& keeps, int budget, ShrinkStats* stats) {
+ojson Shrink(ojson doc, const Keeps& keeps, int budget, ShrinkStats* stats, Nanos run_slack) {
   ShrinkStats local;
-  return Shrinker(std::move(doc), keeps, budget, stats ? stats : &local).Run();
+  return Shrinker(std::move(doc), keeps, budget, run_slack, stats ? stats : &local).Run();
 }
 
 }  // namespace locksim

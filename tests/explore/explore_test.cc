@@ -280,6 +280,29 @@ TEST(Shrink, DropsWhatIsNotNeededAndShortensTowardTheBound) {
   EXPECT_GT(stats.accepted, 0);
 }
 
+// A shrunk run ends just past its violation; with a slack (real servers)
+// it is lengthened again by that much, never past its original length.
+TEST(Shrink, GivesTheRunItsSlackBackUpToItsOriginalLength) {
+  const ojson doc = ojson::parse(R"({"duration": "1m", "clients": [{"name": "A", "hold": "5s"}]})");
+  // The violation shows in a run of 20.6 s or more.
+  auto keeps = [](const ojson& d) {
+    std::string error;
+    return *ParseDuration(d["duration"].get<std::string>(), &error) >= std::chrono::milliseconds(20600);
+  };
+  auto duration_of = [](const ojson& d) {
+    std::string error;
+    return *ParseDuration(d["duration"].get<std::string>(), &error);
+  };
+  using std::chrono::milliseconds;
+  const Nanos edge = duration_of(Shrink(doc, keeps, 500, nullptr));
+  EXPECT_GE(edge, milliseconds(20600));
+  EXPECT_LE(edge, milliseconds(20600) * 17 / 16);
+  EXPECT_EQ(duration_of(Shrink(doc, keeps, 500, nullptr, std::chrono::seconds(5))),
+            edge + std::chrono::seconds(5));
+  EXPECT_EQ(duration_of(Shrink(doc, keeps, 500, nullptr, std::chrono::seconds(50))),
+            std::chrono::minutes(1));
+}
+
 TEST(Shrink, StopsAtTheBudget) {
   ojson doc = ojson::parse(R"({"duration": "1m", "clients": [{"name": "A", "hold": "5s"}]})");
   int calls = 0;
