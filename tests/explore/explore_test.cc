@@ -283,17 +283,14 @@ TEST(Shrink, DropsWhatIsNotNeededAndShortensTowardTheBound) {
 // A shrunk run ends just past its violation; with a slack (real servers)
 // it is lengthened again by that much, never past its original length.
 TEST(Shrink, GivesTheRunItsSlackBackUpToItsOriginalLength) {
+  using std::chrono::milliseconds;
   const ojson doc = ojson::parse(R"({"duration": "1m", "clients": [{"name": "A", "hold": "5s"}]})");
-  // The violation shows in a run of 20.6 s or more.
-  auto keeps = [](const ojson& d) {
-    std::string error;
-    return *ParseDuration(d["duration"].get<std::string>(), &error) >= std::chrono::milliseconds(20600);
-  };
   auto duration_of = [](const ojson& d) {
     std::string error;
     return *ParseDuration(d["duration"].get<std::string>(), &error);
   };
-  using std::chrono::milliseconds;
+  // The violation shows in a run of 20.6 s or more.
+  auto keeps = [&](const ojson& d) { return duration_of(d) >= milliseconds(20600); };
   const Nanos edge = duration_of(Shrink(doc, keeps, 500, nullptr));
   EXPECT_GE(edge, milliseconds(20600));
   EXPECT_LE(edge, milliseconds(20600) * 17 / 16);
