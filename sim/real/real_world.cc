@@ -3,6 +3,7 @@
 #include <poll.h>
 
 #include <algorithm>
+#include <csignal>
 
 #include <hiredis/async.h>
 #include <hiredis/hiredis.h>
@@ -41,6 +42,12 @@ RealWorld::RealWorld(const WorldOptions& options)
       replication_lag_(options.replication_lag),
       direct_(options.direct_client_links),
       proxy_(options.seed) {
+  // hiredis writes with plain write(): a command written to a server that
+  // just died (or a connection Sentinel closed) must be an error reply, not
+  // a SIGPIPE that kills the harness before it stops its other servers.
+  // locksim's main does the same; this covers every other embedder (the
+  // tests, the bench), now that commands are written as they are sent.
+  signal(SIGPIPE, SIG_IGN);
   // Servers first (each with a movable clock), masters before their
   // replicas; then, with replicas, the sentinels.
   for (int g = 0; g < options.nodes; ++g) {
