@@ -135,8 +135,8 @@ void VirtualRedis::SignalFlushed() {
   }
 }
 
-// delGenericCommand(): an expired key is expired first (so it does not
-// count), then deleted. UNLINK differs only in freeing memory in the
+// delGenericCommand(): an expired key is expired first (on a master it is
+// then gone, and does not count), then deleted. UNLINK differs only in freeing memory in the
 // background, and both propagate as they were written.
 Reply VirtualRedis::DelCommand(const Command& argv) {
   int64_t deleted = 0;
