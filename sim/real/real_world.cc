@@ -30,6 +30,8 @@ struct RealWorld::Pending {
   int node;  // physical
   uint64_t flight;
   std::function<void(Reply)> done;
+  std::pair<int, int> call;  // (actor, logical node): its Abandon count
+  int abandoned;             // ... when the command was sent
 };
 
 RealWorld::RealWorld(const WorldOptions& options)
@@ -185,7 +187,9 @@ void RealWorld::Disconnect(std::map<std::pair<int, int>, std::unique_ptr<Conn>>:
 
 void RealWorld::Abandon(int actor, int node) {
   // The client gave up on its connection (a socket timeout): it is closed,
-  // and whatever was in flight on it is never delivered.
+  // and whatever was in flight on it is never delivered, not even a reply
+  // already read whose delivery is still queued (OnReply).
+  ++abandoned_[{actor, node}];
   for (int physical : groups_[node].members) {
     auto it = conns_.find({actor, physical});
     if (it != conns_.end()) Disconnect(it);
@@ -202,8 +206,14 @@ void RealWorld::OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
                                  " lost" + (ac && ac->errstr[0] ? std::string(": ") + ac->errstr : ""));
     world->now_ = std::max(world->now_, world->Elapsed());
     world->Answered(p->flight, reply != nullptr ? &r : nullptr);
+    // Delivered by an event: the client may give up on the call (its
+    // timeout, due at the same moment or before) between now and then, and
+    // the thread that waited is then gone.
     world->At(world->now_, p->client,
-              [done = std::move(p->done), r = std::move(r)] { done(r); });
+              [world, call = p->call, abandoned = p->abandoned, done = std::move(p->done),
+               r = std::move(r)] {
+                if (world->abandoned_[call] == abandoned) done(r);
+              });
   } else {
     world->Dropped(p->flight);
   }
@@ -235,7 +245,8 @@ void RealWorld::Send(int client, int actor, int node, Command cmd, ReplySink* si
     lens.push_back(a.size());
   }
   const uint64_t flight = next_flight_++;
-  auto* pending = new Pending{this, client, physical, flight, std::move(done)};
+  auto* pending = new Pending{this, client, physical, flight, std::move(done), {actor, node},
+                              abandoned_[{actor, node}]};
   if (redisAsyncCommandArgv(c->ac, &RealWorld::OnReply, pending,
                             static_cast<int>(argv.size()), argv.data(),
                             lens.data()) != REDIS_OK) {

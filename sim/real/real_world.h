@@ -224,6 +224,9 @@ class RealWorld : public World, public AdapterHost {
   // (client thread, physical node) -> its connection
   std::map<std::pair<int, int>, std::unique_ptr<Conn>> conns_;
   bool dropping_replies_ = false;  // while closing connections on purpose
+  // How many times each (actor, logical node) call was given up on
+  // (Abandon): a reply read before and delivered after is dropped.
+  std::map<std::pair<int, int>, int> abandoned_;
   // Subscriptions and first readings not yet answered (AwaitObservers),
   // and whether it is waiting for them (true time stays 0 meanwhile).
   int awaiting_observers_ = 0;
