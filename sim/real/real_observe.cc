@@ -339,11 +339,10 @@ void RealWorld::ReadPendingStates() {
 // or answered within kRecentReply of them (as for Writer), that can cause
 // one of them, and not already matched to an earlier batch
 // (Flight::matched). A command whose answer says it changed nothing (a SET
-// NX answered nil, a SETNX answered 0: ChangedNothing) is not one. The list
-// may lack the cause (a command given up on, Dropped, may still run):
-// Explained does not rely on it. When there is one, it is marked as
-// matched: the events a command causes are published together, while it
-// runs, so a later batch is someone else's.
+// NX answered nil, a SETNX answered 0: ChangedNothing) is not one; one
+// given up on is one until retired (GaveUp). When there is one, it is
+// marked as matched: the events a command causes are published together,
+// while it runs, so a later batch is someone else's.
 // Only where every writer is one of our flights: no replica (a replicated
 // write fires its events on a node that no client wrote to) and no
 // third-party client (its commands are tapped by the proxy, on another
@@ -365,14 +364,16 @@ const RealWorld::Flight* RealWorld::Match(const Snapshot& s) {
   // and left its own writer unmatched in turn.
   Nanos retired_before{-1};  // commands answered before this are retired
   for (const Flight* g : recent) {
-    if (g->replied >= Nanos{0} && g->replied <= s.at) retired_before = std::max(retired_before, g->sent);
+    if (g->replied >= Nanos{0} && !g->given_up && g->replied <= s.at) {
+      retired_before = std::max(retired_before, g->sent);
+    }
   }
   Flight* only = nullptr;
   for (Flight* flight : recent) {
     Flight& f = *flight;
     if (f.sent > s.at || f.matched) continue;
     if (f.unchanged) continue;
-    if (f.replied >= Nanos{0} && f.replied <= retired_before) continue;
+    if (!f.given_up && f.replied >= Nanos{0} && f.replied <= retired_before) continue;
     if (!CanCauseAny(f.cmd, s.events)) continue;
     if (only != nullptr) return nullptr;  // two could have
     only = &f;
@@ -491,14 +492,22 @@ void RealWorld::RecordState(const Snapshot& s, KeyState state) {
   // An expiry is nobody's. But a reading after one that finds the key
   // there again shows a later write too (the next holder's SET, whose own
   // event's reading is then the same and recorded no more): the key was
-  // gone first (the event says so), then that write is its sender's.
+  // gone first (the event says so), then that write is its sender's. The
+  // same after a `del` (Redis announces only a deletion that deleted
+  // something), read together with a later `set` because a reading was
+  // out when it came: the absence is its deleter's. Without it, a holder's
+  // own release followed by the next holder's SET NX read as an overwrite
+  // (a foreign write, under Redlock's node timeouts on a loaded machine).
   const bool expired = s.Expired();
-  const bool absent_first = expired && state.present && was_present && value_changed;
+  const bool deleted = std::find(s.events.begin(), s.events.end(), "del") != s.events.end();
+  const bool absent_first =
+      (expired || deleted) && state.present && was_present && value_changed;
   const bool find_writer = s.Caused() && (!expired || state.present);
   std::string value;
   if (find_writer) value = state.present ? RawValue(state) : previous;
   unrecorded_.push_back(Unrecorded{s, std::move(state), value_changed ? OpType::kOk : OpType::kInfo,
-                                   absent_first, find_writer, std::move(value), now_});
+                                   absent_first, find_writer, std::move(value), now_,
+                                   absent_first && !expired ? previous : std::string()});
   RecordReady();
 }
 
@@ -523,7 +532,10 @@ void RealWorld::RecordReady() {
   while (!unrecorded_.empty() && !AwaitingAnswers(unrecorded_.front())) {
     Unrecorded& u = unrecorded_.front();
     const int actor = MainActor(nodes_[u.s.physical].process);
-    if (u.absent_first) history().AddState(now_, actor, OpType::kOk, KeyState::Absent(u.s.key), -1);
+    if (u.absent_first) {
+      const int deleter = u.deleted.empty() ? -1 : Writer(u.s, u.deleted, true);
+      history().AddState(now_, actor, OpType::kOk, KeyState::Absent(u.s.key), deleter);
+    }
     const int cause = u.find_writer ? Writer(u.s, u.value, !u.state.present) : -1;
     if (u.state.pttl_ms) {  // the TTL it had when it was read, less the wait
       const int64_t waited_ms = duration_cast<Millis>(now_ - u.queued).count();
@@ -540,8 +552,24 @@ void RealWorld::Fly(uint64_t id, Flight flight) {
   open_flights_.insert(id);
 }
 
-void RealWorld::Dropped(uint64_t id) {
-  if (open_flights_.erase(id) > 0) flights_.erase(id);
+// A command whose client gave up on it (a request timeout) and closed its
+// connection: what was written may still run on the node -- the kernel
+// delivers it before the FIN, and a paused node reads it when it resumes --
+// and change the key after the client moved on. So it stays a candidate
+// cause of changes, with no answer: not +OK (Explained never takes a value
+// from it), and not known to have run (Writer). It is retired kRecentReply
+// after the node answers a command sent after it was given up on: by then
+// the node has read it, if it ever will (its bytes were there first), and
+// its events have come. Forgetting it at once let a batch of events its SET
+// caused be explained by another client's SET, the only candidate left: a
+// state put down to the wrong holder, read as a foreign write (CI's
+// sanitized Redlock run on three nodes, whose request timeouts fire).
+void RealWorld::GaveUp(uint64_t id) {
+  if (open_flights_.erase(id) == 0) return;
+  Flight& f = flights_.at(id);
+  f.given_up = true;
+  f.replied = now_;
+  given_up_.push_back(&f);
 }
 
 void RealWorld::Answered(uint64_t id, const Reply* reply) {
@@ -558,11 +586,26 @@ void RealWorld::Answered(uint64_t id, const Reply* reply) {
     flights_.erase(answered_.front().flight->id);
     answered_.pop_front();
   }
+  // And those given up on, once retired long enough ago; a node that never
+  // answers again (it crashed) keeps its own a minute.
+  for (Flight* g : given_up_) {
+    if (g->retired < Nanos{0} && g->physical == f.physical && g->replied < f.sent) {
+      g->retired = now_ + kRecentReply;
+    }
+  }
+  while (!given_up_.empty()) {
+    const Flight& g = *given_up_.front();
+    const bool retired = g.retired >= Nanos{0} && now_ - g.retired > std::chrono::seconds(1);
+    if (!retired && now_ - g.replied < std::chrono::minutes(1)) break;
+    flights_.erase(g.id);
+    given_up_.pop_front();
+  }
 }
 
 // The commands to s's node that a change seen at s.at may be put down to,
-// in the order they were sent: in flight, or answered within kRecentReply
-// of s.at (answered_ is in the order of the answers: from its newest back).
+// in the order they were sent: in flight, answered within kRecentReply of
+// s.at (answered_ is in the order of the answers: from its newest back), or
+// given up on and not retired by then.
 std::vector<RealWorld::Flight*> RealWorld::RecentFlights(const Snapshot& s) {
   std::vector<Flight*> out;
   for (uint64_t id : open_flights_) {
@@ -572,6 +615,10 @@ std::vector<RealWorld::Flight*> RealWorld::RecentFlights(const Snapshot& s) {
   for (auto a = answered_.rbegin(); a != answered_.rend(); ++a) {
     if (s.at - a->replied > kRecentReply) break;
     if (a->physical == s.physical && a->has_cmd) out.push_back(a->flight);
+  }
+  for (Flight* g : given_up_) {
+    const bool retired = g->retired >= Nanos{0} && g->retired < s.at;
+    if (g->physical == s.physical && !g->cmd.empty() && !retired) out.push_back(g);
   }
   // Ids are numbered as the commands are sent.
   std::sort(out.begin(), out.end(), [](const Flight* a, const Flight* b) { return a->id < b->id; });
@@ -604,7 +651,7 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
     // it is the writer rather than one in flight that may run after.
     std::vector<const Flight*> ran;
     for (const Flight* f : wrote) {
-      if (f->replied >= Nanos{0}) ran.push_back(f);
+      if (f->replied >= Nanos{0} && !f->given_up) ran.push_back(f);
     }
     if (!ran.empty()) return earliest(ran);
     if (!wrote.empty()) return earliest(wrote);

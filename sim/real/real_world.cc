@@ -30,8 +30,9 @@ struct RealWorld::Pending {
   int node;  // physical
   uint64_t flight;
   std::function<void(Reply)> done;
-  std::pair<int, int> call;  // (actor, logical node): its Abandon count
-  int abandoned;             // ... when the command was sent
+  int actor;
+  int group;     // the logical node
+  int abandons;  // AbandonsOf(actor, group) when the command was sent
 };
 
 RealWorld::RealWorld(const WorldOptions& options)
@@ -179,17 +180,25 @@ void RealWorld::Attach(Conn* c, redisAsyncContext* ac) {
 void RealWorld::Disconnect(std::map<std::pair<int, int>, std::unique_ptr<Conn>>::iterator it) {
   if (it->second->ac != nullptr) {
     dropping_replies_ = true;
-    redisAsyncFree(it->second->ac);  // pending callbacks run, and are dropped
+    redisAsyncFree(it->second->ac);  // pending callbacks run: GaveUp on each
     dropping_replies_ = false;
   }
   conns_.erase(it);
 }
 
+int& RealWorld::AbandonsOf(int actor, int node) {
+  if (abandons_.size() <= static_cast<size_t>(actor)) abandons_.resize(actor + 1);
+  std::vector<int>& of = abandons_[static_cast<size_t>(actor)];
+  if (of.size() <= static_cast<size_t>(node)) of.resize(node + 1, 0);
+  return of[static_cast<size_t>(node)];
+}
+
 void RealWorld::Abandon(int actor, int node) {
   // The client gave up on its connection (a socket timeout): it is closed,
   // and whatever was in flight on it is never delivered, not even a reply
-  // already read whose delivery is still queued (OnReply).
-  ++abandoned_[{actor, node}];
+  // already read whose delivery is still queued (OnReply). What it had
+  // written may still run on the node (GaveUp).
+  ++AbandonsOf(actor, node);
   for (int physical : groups_[node].members) {
     auto it = conns_.find({actor, physical});
     if (it != conns_.end()) Disconnect(it);
@@ -210,12 +219,12 @@ void RealWorld::OnReply(redisAsyncContext* ac, void* reply, void* privdata) {
     // timeout, due at the same moment or before) between now and then, and
     // the thread that waited is then gone.
     world->At(world->now_, p->client,
-              [world, call = p->call, abandoned = p->abandoned, done = std::move(p->done),
-               r = std::move(r)] {
-                if (world->abandoned_[call] == abandoned) done(r);
+              [world, actor = p->actor, group = p->group, abandons = p->abandons,
+               done = std::move(p->done), r = std::move(r)] {
+                if (world->AbandonsOf(actor, group) == abandons) done(r);
               });
   } else {
-    world->Dropped(p->flight);
+    world->GaveUp(p->flight);
   }
   delete p;
 }
@@ -245,8 +254,8 @@ void RealWorld::Send(int client, int actor, int node, Command cmd, ReplySink* si
     lens.push_back(a.size());
   }
   const uint64_t flight = next_flight_++;
-  auto* pending = new Pending{this, client, physical, flight, std::move(done), {actor, node},
-                              abandoned_[{actor, node}]};
+  auto* pending = new Pending{this,  client, physical, flight, std::move(done),
+                              actor, node,    AbandonsOf(actor, node)};
   if (redisAsyncCommandArgv(c->ac, &RealWorld::OnReply, pending,
                             static_cast<int>(argv.size()), argv.data(),
                             lens.data()) != REDIS_OK) {

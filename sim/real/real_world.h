@@ -126,7 +126,9 @@ class RealWorld : public World, public AdapterHost {
     int actor;
     Command cmd;
     Nanos sent;
-    Nanos replied;  // -1 while in flight
+    Nanos replied;  // -1 while in flight; given up on: when (GaveUp)
+    bool given_up = false;   // no answer ever: it may or may not have run
+    Nanos retired{-1};       // given up on: when it stopped being a candidate
     bool ok = false;         // answered "+OK"
     bool unchanged = false;  // its answer says it changed nothing (ChangedNothing)
     bool matched = false;    // the cause of a batch of key events (Match)
@@ -164,10 +166,11 @@ class RealWorld : public World, public AdapterHost {
     Snapshot s;
     KeyState state;
     OpType type;
-    bool absent_first;  // an expiry seen: the key was absent before this value
+    bool absent_first;  // an expiry or deletion seen: absent before this value
     bool find_writer;   // put down to a client (Writer)
     std::string value;  // for Writer: the value written, or the one deleted
     Nanos queued;
+    std::string deleted;  // absent_first by a `del`: the value it deleted
   };
   bool AwaitingAnswers(const Unrecorded& u) const;
   void RecordReady();  // records the waiting states that need wait no more
@@ -184,10 +187,10 @@ class RealWorld : public World, public AdapterHost {
   std::optional<KeyState> Explained(const Snapshot& s, const Flight* writer,
                                     const KeyReadings& readings) const;
   // A command sent (Fly), its answer (Answered), or no answer ever: its
-  // connection was closed on purpose (Dropped). For Writer.
+  // client gave up on it and closed its connection (GaveUp). For Writer.
   void Fly(uint64_t id, Flight flight);
   void Answered(uint64_t id, const Reply* reply = nullptr);
-  void Dropped(uint64_t id);
+  void GaveUp(uint64_t id);
   // Link faults in force between two processes (either order).
   struct LinkFaults {
     bool partitioned = false;
@@ -199,7 +202,9 @@ class RealWorld : public World, public AdapterHost {
   // link, plus the replication lag when it is a replication link.
   void ApplyFaults(int process, int physical);
   void ApplyBetween(int a, int b);
+  // Closes a connection a client gave up on (Abandon).
   void Disconnect(std::map<std::pair<int, int>, std::unique_ptr<Conn>>::iterator it);
+  int& AbandonsOf(int actor, int node);
   Nanos Elapsed() const;
   static void OnReply(redisAsyncContext* ac, void* reply, void* privdata);
   // The REPLICAOF arguments that make `physical` a replica of `master`.
@@ -223,8 +228,9 @@ class RealWorld : public World, public AdapterHost {
   std::map<std::pair<int, int>, std::unique_ptr<Conn>> conns_;
   bool dropping_replies_ = false;  // while closing connections on purpose
   // How many times each (actor, logical node) call was given up on
-  // (Abandon): a reply read before and delivered after is dropped.
-  std::map<std::pair<int, int>, int> abandoned_;
+  // (Abandon), by actor then node: a reply read before and delivered after
+  // is dropped.
+  std::vector<std::vector<int>> abandons_;
   // Subscriptions and first readings not yet answered (AwaitObservers),
   // and whether it is waiting for them (true time stays 0 meanwhile).
   int awaiting_observers_ = 0;
@@ -267,6 +273,8 @@ class RealWorld : public World, public AdapterHost {
     bool has_cmd;
   };
   std::deque<AnsweredFlight> answered_;
+  // Commands given up on (GaveUp), in that order: candidates until retired.
+  std::deque<Flight*> given_up_;
   uint64_t next_flight_ = 0;
   std::map<int, std::function<void()>> watched_fds_;  // fd -> readable
   std::map<int, std::pair<int, int>> tapped_links_;  // link -> (process, physical)
