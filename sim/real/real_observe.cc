@@ -442,6 +442,7 @@ void RealWorld::Snap(Snapshot snapshot) {
     return;
   }
   ++readings_[{snap->physical, snap->key}].out;
+  WriteNow(it->second.get());  // after the count: a failed write answers at once
 }
 
 void RealWorld::OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata) {

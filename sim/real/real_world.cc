@@ -49,7 +49,7 @@ RealWorld::RealWorld(const WorldOptions& options)
   // just died (or a connection Sentinel closed) must be an error reply, not
   // a SIGPIPE that kills the harness before it stops its other servers.
   // locksim's main does the same; this covers every other embedder (the
-  // tests, the bench).
+  // tests, the bench), now that commands are written as they are sent.
   signal(SIGPIPE, SIG_IGN);
   // Servers first (each with a movable clock), masters before their
   // replicas; then, with replicas, the sentinels.
@@ -267,6 +267,18 @@ void RealWorld::Send(int client, int actor, int node, Command cmd, ReplySink* si
   // hiredis has formatted the command into its buffer: the observer keeps
   // it, to put the changes it sees down to their writer.
   if (!watched_.empty()) Fly(flight, Flight{physical, actor, std::move(cmd), now_, Nanos{-1}});
+  WriteNow(c);
+}
+
+// hiredis only formats a command into its buffer; the bytes leave when the
+// socket is next found writable. A connected socket almost always is, so
+// they are written now: waiting for the next poll cost a poll() and a turn
+// of the loop per command. A write that fails closes the connection, as in
+// the loop (its callbacks answer with an error).
+void RealWorld::WriteNow(Conn* c) {
+  if (c->ac != nullptr && c->want_write && (c->ac->c.flags & REDIS_CONNECTED)) {
+    redisAsyncHandleWrite(c->ac);
+  }
 }
 
 RealWorld::Address RealWorld::NodeAddress(int process, int node) {

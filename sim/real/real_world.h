@@ -115,6 +115,8 @@ class RealWorld : public World, public AdapterHost {
     std::vector<int> members;
   };
   Conn* Connection(int client, int actor, int physical);
+  // Writes what hiredis has buffered for `c` now, if it is connected.
+  void WriteNow(Conn* c);
   void Attach(Conn* c, redisAsyncContext* ac);
   // A third-party library's own commands and replies (an adapter's links
   // are tapped, ProxyHub::Tap): into the history as that client's redis
