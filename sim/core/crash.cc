@@ -5,8 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <initializer_list>
+#include <iterator>
 
 namespace locksim {
 namespace {
@@ -18,6 +21,16 @@ namespace {
 char g_command_line[2048];
 size_t g_command_line_size = 0;
 alignas(16) char g_alt_stack[64 * 1024];
+
+// CrashNote's slots: taken by one note at a time; `ready` once its text is
+// written, so that the handler never reads a text being written.
+struct NoteSlot {
+  std::atomic<bool> taken{false};
+  std::atomic<bool> ready{false};
+  char text[256];
+  size_t size = 0;
+};
+NoteSlot g_notes[64];
 
 void Write(const char* s, size_t n) {
   while (n > 0) {
@@ -34,6 +47,11 @@ void OnCrash(int signo) {
   Write(sigabbrev_np(signo) != nullptr ? sigabbrev_np(signo) : "a signal");
   Write(": a bug in locksim, not a verdict. Replay: ");
   Write(g_command_line, g_command_line_size);
+  for (NoteSlot& note : g_notes) {
+    if (!note.ready.load(std::memory_order_acquire)) continue;
+    Write("\nlocksim: it was running ");
+    Write(note.text, note.size);
+  }
   Write("\nlocksim: the stack (addr2line -f -C -e <binary> <offset> names a frame):\n");
   void* frames[64];
   const int n = backtrace(frames, 64);
@@ -45,6 +63,25 @@ void OnCrash(int signo) {
 }
 
 }  // namespace
+
+CrashNote::CrashNote(std::string_view text) {
+  for (int i = 0; i < static_cast<int>(std::size(g_notes)); ++i) {
+    bool free = false;
+    if (!g_notes[i].taken.compare_exchange_strong(free, true)) continue;
+    NoteSlot& note = g_notes[i];
+    note.size = std::min(text.size(), sizeof note.text);
+    memcpy(note.text, text.data(), note.size);
+    note.ready.store(true, std::memory_order_release);
+    slot_ = i;
+    return;
+  }
+}
+
+CrashNote::~CrashNote() {
+  if (slot_ < 0) return;
+  g_notes[slot_].ready.store(false, std::memory_order_release);
+  g_notes[slot_].taken.store(false, std::memory_order_release);
+}
 
 void ReportCrashes(int argc, char** argv) {
 #if defined(__SANITIZE_ADDRESS__)

@@ -11,6 +11,7 @@
 
 #include "lockimpls/lock.h"
 #include "reports/run_json.h"
+#include "sim/core/crash.h"
 #include "sim/core/errors.h"
 #include "sim/core/random.h"
 #include "sim/run/runner.h"
@@ -418,7 +419,11 @@ ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs
       std::optional<Finding> found;
       SeedNote note;
       try {
-        found = ExploreSeed(spec, seed_of(k), &note);
+        const uint64_t seed = seed_of(k);
+        const CrashNote crash_note("explore seed " + std::to_string(seed) +
+                                   ": to replay it alone, give --first-seed " +
+                                   std::to_string(seed) + " --seeds 1 instead of the seed options");
+        found = ExploreSeed(spec, seed, &note);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mu);
         if (!error) error = std::current_exception();

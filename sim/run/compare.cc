@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "lockimpls/lock.h"
+#include "sim/core/crash.h"
 #include "sim/core/errors.h"
 #include "sim/world/nemesis.h"
 #include "sim/real/adapter_lock.h"
@@ -114,6 +115,12 @@ CompareResult RunCompare(const CompareOptions& options, const CompareProgress& p
         cell.overrides = it->second.lock.has_value() || it->second.faults.has_value();
       }
       o.seed = s.seed + static_cast<uint64_t>(i);
+      const std::string seed = std::to_string(*o.seed);
+      const CrashNote crash_note("compare cell " + s.name + " \xC2\xB7 " + cell.algorithm +
+                                 ", seed " + seed + ": locksim run " + s.file +
+                                 (o.label.empty() ? " --algorithm " : " --label ") +
+                                 cell.algorithm + " --seed " + seed +
+                                 (o.backend == Backend::kReal ? " --backend real" : ""));
       RunResult r = RunScenario(s, o);
       CellRun run;
       run.seed = r.seed;

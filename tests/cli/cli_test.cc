@@ -380,5 +380,35 @@ TEST_F(CliTest, ACrashNamesTheSignalTheCommandLineAndTheStack) {
   EXPECT_NE(err.find("locksim(+0x"), std::string::npos) << "frames of the binary: " << err;
 }
 
+// An explore of many seeds is slow to replay whole: the report also names
+// the seeds under way, one per worker, each with the options that replay
+// it alone (CrashNote).
+TEST_F(CliTest, AnExploreCrashNamesTheSeedsUnderWay) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "under AddressSanitizer its own report is kept";
+#endif
+  const std::string cmd = "sh -c '" + std::string(LOCKSIM_BINARY) +
+                          " explore --algorithm set-nx-px --seeds 1000000 --jobs 2 -q --out " +
+                          (dir_ / "out").string() + " 2>" + (dir_ / "err").string() +
+                          " & pid=$!; sleep 0.5; kill -SEGV $pid; wait $pid'";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGSEGV);
+  const std::string err = Slurp(dir_ / "err");
+  const std::string note = "\nlocksim: it was running explore seed ";
+  size_t notes = 0;
+  for (size_t at = err.find(note); at != std::string::npos; at = err.find(note, at + 1)) {
+    ++notes;
+    const size_t seed_at = at + note.size();
+    const std::string seed = err.substr(seed_at, err.find(':', seed_at) - seed_at);
+    EXPECT_NE(err.find(": to replay it alone, give --first-seed " + seed + " --seeds 1", seed_at),
+              std::string::npos)
+        << err;
+  }
+  EXPECT_GE(notes, 1u) << err;
+  EXPECT_LE(notes, 2u) << "one per worker at most: " << err;
+  EXPECT_LT(err.find("Replay: "), err.find(note)) << "after the command line: " << err;
+}
+
 }  // namespace
 }  // namespace locksim
