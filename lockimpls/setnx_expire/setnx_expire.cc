@@ -25,18 +25,25 @@ Task<bool> SetnxExpireLock::Acquire(Env& env) {
   co_return false;
 }
 
+bool IsQueued(const Reply& r) { return r.type == Reply::Type::kStatus && r.str == "QUEUED"; }
+
 Task<bool> WatchedRelease(Env& env, const std::string& key, const std::string& identifier) {
   const Command watch = {"WATCH", key}, get = {"GET", key}, multi = {"MULTI"},
                 del = {"DEL", key}, exec = {"EXEC"}, unwatch = {"UNWATCH"};
   for (;;) {
-    co_await env.Call(0, watch);
+    // A step answered otherwise than it must be (an error: the connection
+    // was lost or timed out, and the next command would go out on a new
+    // one, without the WATCH or the MULTI) ends the release, as the
+    // exception Jedis throws ends seed 000's releaseLock().
+    if (!(co_await env.Call(0, watch)).IsOk()) co_return false;
     Reply v = co_await env.Call(0, get);
+    if (v.IsError()) co_return false;
     if (v.type == Reply::Type::kString && v.str == identifier) {
-      co_await env.Call(0, multi);
-      co_await env.Call(0, del);
+      if (!(co_await env.Call(0, multi)).IsOk()) co_return false;
+      if (!IsQueued(co_await env.Call(0, del))) co_return false;
       Reply results = co_await env.Call(0, exec);
       if (results.IsNil()) continue;  // the key changed under the WATCH: retry
-      co_return true;
+      co_return !results.IsError();
     }
     co_await env.Call(0, unwatch);
     co_return false;

@@ -6,7 +6,9 @@
 //            EXPIRE key (repairs a holder that died between SETNX and
 //            EXPIRE); sleep 1 ms.
 //   release: WATCH key; if GET key == uuid -> MULTI; DEL key; EXEC (a nil
-//            EXEC retries); else UNWATCH and report failure.
+//            EXEC retries); else UNWATCH and report failure. A transaction
+//            step that fails (a lost connection) ends it, as Jedis's
+//            exception does (WatchedRelease).
 //
 // The bugs it carries: (F12) the integer division turns a lock timeout under
 // 1000 ms into EXPIRE key 0, which deletes the lock the moment it is taken,
@@ -35,8 +37,14 @@ class SetnxExpireLock : public Lock {
 };
 
 // The WATCH / GET / MULTI / DEL / EXEC release of seed 000's releaseLock(),
-// shared with watch-multi. Returns true if it deleted the caller's key.
+// shared with watch-multi. Returns true if it deleted the caller's key. A
+// step answered otherwise than it must be (WATCH and MULTI +OK, DEL
+// +QUEUED, GET and EXEC no error) ends it with false, as Jedis's exception
+// does: a lost or timed-out connection is replaced by a new one, which has
+// neither the WATCH nor the MULTI, and carrying on there would DEL at once.
 Task<bool> WatchedRelease(Env& env, const std::string& key, const std::string& identifier);
+// A command inside MULTI was queued.
+bool IsQueued(const Reply& r);
 
 }  // namespace locksim
 

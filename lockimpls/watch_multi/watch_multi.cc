@@ -13,17 +13,28 @@ Task<bool> WatchMultiLock::Acquire(Env& env) {
                 unwatch = {"UNWATCH"};
   const Nanos end = env.Now() + config_.acquire_timeout;
   while (env.Now() < end) {
-    co_await env.Call(0, watch);
-    Reply v = co_await env.Call(0, get);
-    if (v.IsNil()) {
-      co_await env.Call(0, multi);
-      co_await env.Call(0, set);
-      Reply results = co_await env.Call(0, exec);
-      if (!results.IsNil() && !results.IsError()) co_return true;
-      ++exec_retries_;  // the transaction was interrupted: "再做一遍"
-      continue;
+    // A step answered otherwise than it must be (an error: the connection
+    // was lost or timed out) ends the try, as the exception Jedis throws
+    // ends seed 000's loop, and the next try starts over with a WATCH after
+    // the retry delay. Carrying on would send the next command on a new
+    // connection, without the WATCH or the MULTI: the SET would overwrite
+    // at once, which no client of the seed's code does.
+    if ((co_await env.Call(0, watch)).IsOk()) {
+      Reply v = co_await env.Call(0, get);
+      if (v.IsNil()) {
+        Reply results = Reply::Error("ERR a step before EXEC failed");
+        if ((co_await env.Call(0, multi)).IsOk() && IsQueued(co_await env.Call(0, set))) {
+          results = co_await env.Call(0, exec);
+        }
+        if (results.IsNil()) {
+          ++exec_retries_;  // the transaction was interrupted: "再做一遍"
+          continue;
+        }
+        if (!results.IsError()) co_return true;
+      } else if (!v.IsError()) {
+        co_await env.Call(0, unwatch);  // held by someone
+      }
     }
-    co_await env.Call(0, unwatch);
     co_await env.SleepFor(config_.retry_delay);
   }
   co_return false;

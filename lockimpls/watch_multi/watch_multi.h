@@ -6,6 +6,13 @@
 //   acquire: until acquire_timeout: WATCH key; GET key; if empty ->
 //            MULTI; SET key uuid PX ttl; EXEC; a nil EXEC (someone touched
 //            the key) retries at once; if the key is held -> UNWATCH, sleep.
+//            A step answered otherwise than it must be (WATCH and MULTI
+//            +OK, SET +QUEUED, GET and EXEC no error: a lost or timed-out
+//            connection) ends the try, as Jedis's exception ends the
+//            seed's loop, and the next starts over with a WATCH after the
+//            retry delay. Carrying on would send the SET on a new
+//            connection, outside any MULTI: an overwrite no client of the
+//            seed's code makes.
 //   release: as setnx-expire (WATCH, GET == uuid, MULTI, DEL, EXEC).
 //
 // What it shows: correct under contention, but every conflicting write

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "lockimpls/lock.h"
+#include "sim/core/history.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
 #include "tests/testing/contention.h"
@@ -55,6 +56,29 @@ TEST(VariantBugs, SetnxExpireWithASubSecondTimeoutFailsWithoutAnyFault) {
   EXPECT_EQ(r.verdict(), Verdict::kViolated);
   o.algorithm = "set-nx-px";  // the same timeout in PX milliseconds is fine
   EXPECT_EQ(RunScenario(ParseScenario(text, "f12.json"), o).verdict(), Verdict::kSafe);
+}
+
+// A request that times out closes its connection, and the next command
+// goes out on a new one, which has neither the WATCH nor the MULTI. The
+// seed's loop ends at Jedis's exception there; watch-multi used to carry
+// on, and its SET then ran at once, outside any transaction: over a 700 us
+// socket timeout, 16 of 30 seeds read a foreign write. Now a step answered
+// otherwise than it must be ends the try, and the next starts over with a
+// WATCH: every seed is safe, and every acquisition still succeeds.
+TEST(VariantBugs, WatchMultiStartsOverWhenATransactionStepFails) {
+  std::string text = kContention;
+  text.replace(text.find("\"lock\""), 6, "\"network\": {\"timeout\": \"700us\"}, \"lock\"");
+  RunOptions o;
+  o.algorithm = "watch-multi";
+  int timed_out = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    o.seed = seed;
+    RunResult r = RunScenario(ParseScenario(text, "timeouts.json"), o);
+    EXPECT_EQ(r.verdict(), Verdict::kSafe) << "seed " << seed;
+    EXPECT_EQ(r.acquisitions, 15) << "seed " << seed;
+    for (const Op& op : r.history.ops()) timed_out += op.f == OpF::kRedis && op.type == OpType::kInfo;
+  }
+  EXPECT_GT(timed_out, 0) << "no request timed out: the test tests nothing";
 }
 
 }  // namespace
