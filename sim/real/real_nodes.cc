@@ -224,6 +224,7 @@ void RealWorld::SetExtraLatency(int a, int b, Nanos extra) {
 }
 
 void RealWorld::SetLoss(int a, int b, int64_t percent) {
+  if (percent > 0) loss_seen_ = true;
   FaultsBetween(a, b).loss_percent = percent;
   ApplyBetween(a, b);
 }

@@ -561,7 +561,10 @@ void RealWorld::Fly(uint64_t id, Flight flight) {
 // from it), and not known to have run (Writer). It is retired kRecentReply
 // after the node answers a command sent after it was given up on: by then
 // the node has read it, if it ever will (its bytes were there first), and
-// its events have come. Forgetting it at once let a batch of events its SET
+// its events have come. Not once a loss fault was applied: the proxy holds
+// a lost chunk for its retransmission (200 ms, doubling, up to 2 minutes),
+// and a later connection's command may get through first; then only the
+// cap below retires it. Forgetting it at once let a batch of events its SET
 // caused be explained by another client's SET, the only candidate left: a
 // state put down to the wrong holder, read as a foreign write (CI's
 // sanitized Redlock run on three nodes, whose request timeouts fire).
@@ -588,16 +591,17 @@ void RealWorld::Answered(uint64_t id, const Reply* reply) {
     answered_.pop_front();
   }
   // And those given up on, once retired long enough ago; a node that never
-  // answers again (it crashed) keeps its own a minute.
+  // answers again (it crashed) keeps its own three minutes, longer than the
+  // proxy's longest retransmission wait.
   for (Flight* g : given_up_) {
-    if (g->retired < Nanos{0} && g->physical == f.physical && g->replied < f.sent) {
+    if (!loss_seen_ && g->retired < Nanos{0} && g->physical == f.physical && g->replied < f.sent) {
       g->retired = now_ + kRecentReply;
     }
   }
   while (!given_up_.empty()) {
     const Flight& g = *given_up_.front();
     const bool retired = g.retired >= Nanos{0} && now_ - g.retired > std::chrono::seconds(1);
-    if (!retired && now_ - g.replied < std::chrono::minutes(1)) break;
+    if (!retired && now_ - g.replied < std::chrono::minutes(3)) break;
     flights_.erase(g.id);
     given_up_.pop_front();
   }

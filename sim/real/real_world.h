@@ -277,6 +277,10 @@ class RealWorld : public World, public AdapterHost {
   std::deque<AnsweredFlight> answered_;
   // Commands given up on (GaveUp), in that order: candidates until retired.
   std::deque<Flight*> given_up_;
+  // A loss fault was applied: the proxy may hold a lost chunk for its
+  // retransmission (up to 2 minutes) while later connections get through,
+  // so a command given up on is not retired by a later answer.
+  bool loss_seen_ = false;
   uint64_t next_flight_ = 0;
   std::map<int, std::function<void()>> watched_fds_;  // fd -> readable
   std::map<int, std::pair<int, int>> tapped_links_;  // link -> (process, physical)
