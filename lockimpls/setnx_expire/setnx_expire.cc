@@ -29,7 +29,8 @@ bool IsQueued(const Reply& r) { return r.type == Reply::Type::kStatus && r.str =
 
 Task<bool> WatchedRelease(Env& env, const std::string& key, const std::string& identifier) {
   const Command watch = {"WATCH", key}, get = {"GET", key}, multi = {"MULTI"},
-                del = {"DEL", key}, exec = {"EXEC"}, unwatch = {"UNWATCH"};
+                del = {"DEL", key}, exec = {"EXEC"}, unwatch = {"UNWATCH"},
+                discard = {"DISCARD"};
   for (;;) {
     // A step answered otherwise than it must be (an error: the connection
     // was lost or timed out, and the next command would go out on a new
@@ -40,7 +41,10 @@ Task<bool> WatchedRelease(Env& env, const std::string& key, const std::string& i
     if (v.IsError()) co_return false;
     if (v.type == Reply::Type::kString && v.str == identifier) {
       if (!(co_await env.Call(0, multi)).IsOk()) co_return false;
-      if (!IsQueued(co_await env.Call(0, del))) co_return false;
+      if (!IsQueued(co_await env.Call(0, del))) {
+        co_await env.Call(0, discard);  // not left open on a live connection
+        co_return false;
+      }
       Reply results = co_await env.Call(0, exec);
       if (results.IsNil()) continue;  // the key changed under the WATCH: retry
       co_return !results.IsError();

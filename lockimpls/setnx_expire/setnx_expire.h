@@ -39,9 +39,10 @@ class SetnxExpireLock : public Lock {
 // The WATCH / GET / MULTI / DEL / EXEC release of seed 000's releaseLock(),
 // shared with watch-multi. Returns true if it deleted the caller's key. A
 // step answered otherwise than it must be (WATCH and MULTI +OK, DEL
-// +QUEUED, GET and EXEC no error) ends it with false, as Jedis's exception
-// does: a lost or timed-out connection is replaced by a new one, which has
-// neither the WATCH nor the MULTI, and carrying on there would DEL at once.
+// +QUEUED, GET and EXEC no error) ends it with false (a MULTI left open is
+// DISCARDed first), as Jedis's exception does: a lost or timed-out
+// connection is replaced by a new one, which has neither the WATCH nor the
+// MULTI, and carrying on there would DEL at once.
 Task<bool> WatchedRelease(Env& env, const std::string& key, const std::string& identifier);
 // A command inside MULTI was queued.
 bool IsQueued(const Reply& r);

@@ -10,7 +10,8 @@
 //            +OK, SET +QUEUED, GET and EXEC no error: a lost or timed-out
 //            connection) ends the try, as Jedis's exception ends the
 //            seed's loop, and the next starts over with a WATCH after the
-//            retry delay. Carrying on would send the SET on a new
+//            retry delay (a MULTI left open is DISCARDed first). Carrying
+//            on would send the SET on a new
 //            connection, outside any MULTI: an overwrite no client of the
 //            seed's code makes.
 //   release: as setnx-expire (WATCH, GET == uuid, MULTI, DEL, EXEC).
