@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <iterator>
 
@@ -22,13 +23,16 @@ char g_command_line[2048];
 size_t g_command_line_size = 0;
 alignas(16) char g_alt_stack[64 * 1024];
 
-// CrashNote's slots: taken by one note at a time; `ready` once its text is
-// written, so that the handler never reads a text being written.
+// CrashNote's slots, each taken by one note at a time, read by the handler
+// as a sequence lock: `seq` is even (and not 0) while the slot holds a
+// text, odd while one is written and once it is cleared. The handler copies
+// a text out and writes it only if `seq` did not move meanwhile (a worker
+// may end one seed and start the next while the handler reads).
 struct NoteSlot {
   std::atomic<bool> taken{false};
-  std::atomic<bool> ready{false};
-  char text[256];
-  size_t size = 0;
+  std::atomic<uint64_t> seq{0};
+  std::atomic<size_t> size{0};
+  std::atomic<char> text[256];
 };
 NoteSlot g_notes[64];
 
@@ -48,9 +52,15 @@ void OnCrash(int signo) {
   Write(": a bug in locksim, not a verdict. Replay: ");
   Write(g_command_line, g_command_line_size);
   for (NoteSlot& note : g_notes) {
-    if (!note.ready.load(std::memory_order_acquire)) continue;
+    char text[sizeof note.text];
+    const uint64_t before = note.seq.load(std::memory_order_acquire);
+    if (before == 0 || before % 2 == 1) continue;
+    const size_t size = std::min(note.size.load(std::memory_order_relaxed), sizeof text);
+    for (size_t i = 0; i < size; ++i) text[i] = note.text[i].load(std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (note.seq.load(std::memory_order_relaxed) != before) continue;
     Write("\nlocksim: it was running ");
-    Write(note.text, note.size);
+    Write(text, size);
   }
   Write("\nlocksim: the stack (addr2line -f -C -e <binary> <offset> names a frame):\n");
   void* frames[64];
@@ -69,9 +79,15 @@ CrashNote::CrashNote(std::string_view text) {
     bool free = false;
     if (!g_notes[i].taken.compare_exchange_strong(free, true)) continue;
     NoteSlot& note = g_notes[i];
-    note.size = std::min(text.size(), sizeof note.text);
-    memcpy(note.text, text.data(), note.size);
-    note.ready.store(true, std::memory_order_release);
+    // `seq` only grows, so a text replaced between the handler's two reads
+    // is never taken for the one it started reading.
+    uint64_t seq = note.seq.load(std::memory_order_relaxed);
+    if (seq % 2 == 0) note.seq.store(++seq, std::memory_order_relaxed);  // odd: being written
+    std::atomic_thread_fence(std::memory_order_release);
+    const size_t size = std::min(text.size(), std::size(note.text));
+    for (size_t j = 0; j < size; ++j) note.text[j].store(text[j], std::memory_order_relaxed);
+    note.size.store(size, std::memory_order_relaxed);
+    note.seq.store(seq + 1, std::memory_order_release);  // even: readable
     slot_ = i;
     return;
   }
@@ -79,8 +95,9 @@ CrashNote::CrashNote(std::string_view text) {
 
 CrashNote::~CrashNote() {
   if (slot_ < 0) return;
-  g_notes[slot_].ready.store(false, std::memory_order_release);
-  g_notes[slot_].taken.store(false, std::memory_order_release);
+  NoteSlot& note = g_notes[slot_];
+  note.seq.store(note.seq.load(std::memory_order_relaxed) + 1, std::memory_order_release);  // odd: empty
+  note.taken.store(false, std::memory_order_release);
 }
 
 void ReportCrashes(int argc, char** argv) {

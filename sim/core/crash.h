@@ -25,7 +25,7 @@ void ReportCrashes(int argc, char** argv);
 // live note after the command line, since a command that runs many seeds
 // or cells is slow to replay whole, and a signal sent with kill reaches
 // any thread, not the one at work. Up to 64 at once (one per worker
-// thread), each cut to 255 bytes; more are not listed.
+// thread), each cut to 256 bytes; more are not listed.
 class CrashNote {
  public:
   explicit CrashNote(std::string_view text);

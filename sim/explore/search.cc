@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "lockimpls/lock.h"
+#include "sim/core/crash.h"
 #include "sim/core/errors.h"
 #include "sim/explore/explore.h"
 #include "sim/explore/generate.h"
@@ -44,6 +45,10 @@ SearchCell SearchOneCell(const std::string& algorithm, const std::string& cls,
   std::vector<uint64_t> worst_seeds;
   for (uint64_t k = 0; k < options.seeds; ++k) {
     const uint64_t seed = options.first_seed + k;
+    const CrashNote crash_note("compare --search cell " + algorithm + " \xC2\xB7 " + cls +
+                               ", seed " + std::to_string(seed) +
+                               ": locksim explore --algorithm " + algorithm + " --faults " + cls +
+                               " --first-seed " + std::to_string(seed) + " --seeds 1");
     const SeedOutcome o = ProbeSeed(spec, seed);
     ++cell.runs;
     if (o.verdict == Verdict::kSafe) continue;

@@ -390,7 +390,7 @@ TEST_F(CliTest, AnExploreCrashNamesTheSeedsUnderWay) {
   const std::string cmd = "sh -c '" + std::string(LOCKSIM_BINARY) +
                           " explore --algorithm set-nx-px --seeds 1000000 --jobs 2 -q --out " +
                           (dir_ / "out").string() + " 2>" + (dir_ / "err").string() +
-                          " & pid=$!; sleep 0.5; kill -SEGV $pid; wait $pid'";
+                          " & pid=$!; sleep 1; kill -SEGV $pid; wait $pid'";
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 128 + SIGSEGV);
