@@ -25,12 +25,20 @@ Task<bool> SetnxExpireLock::Acquire(Env& env) {
   co_return false;
 }
 
-bool IsQueued(const Reply& r) { return r.type == Reply::Type::kStatus && r.str == "QUEUED"; }
+Task<Reply> InMulti(Env& env, const Command& cmd) {
+  const Command multi = {"MULTI"}, exec = {"EXEC"}, discard = {"DISCARD"};
+  if (!(co_await env.Call(0, multi)).IsOk()) co_return Reply::Error("ERR MULTI failed");
+  const Reply queued = co_await env.Call(0, cmd);
+  if (queued.type == Reply::Type::kStatus && queued.str == "QUEUED") co_return co_await env.Call(0, exec);
+  // Refused (a READONLY node) or lost: the transaction must not stay open
+  // on a live connection, where every later WATCH and MULTI is refused.
+  co_await env.Call(0, discard);
+  co_return Reply::Error("ERR " + cmd[0] + " was not queued");
+}
 
 Task<bool> WatchedRelease(Env& env, const std::string& key, const std::string& identifier) {
-  const Command watch = {"WATCH", key}, get = {"GET", key}, multi = {"MULTI"},
-                del = {"DEL", key}, exec = {"EXEC"}, unwatch = {"UNWATCH"},
-                discard = {"DISCARD"};
+  const Command watch = {"WATCH", key}, get = {"GET", key}, del = {"DEL", key},
+                unwatch = {"UNWATCH"};
   for (;;) {
     // A step answered otherwise than it must be (an error: the connection
     // was lost or timed out, and the next command would go out on a new
@@ -40,12 +48,7 @@ Task<bool> WatchedRelease(Env& env, const std::string& key, const std::string& i
     Reply v = co_await env.Call(0, get);
     if (v.IsError()) co_return false;
     if (v.type == Reply::Type::kString && v.str == identifier) {
-      if (!(co_await env.Call(0, multi)).IsOk()) co_return false;
-      if (!IsQueued(co_await env.Call(0, del))) {
-        co_await env.Call(0, discard);  // not left open on a live connection
-        co_return false;
-      }
-      Reply results = co_await env.Call(0, exec);
+      Reply results = co_await InMulti(env, del);
       if (results.IsNil()) continue;  // the key changed under the WATCH: retry
       co_return !results.IsError();
     }

@@ -44,8 +44,10 @@ class SetnxExpireLock : public Lock {
 // connection is replaced by a new one, which has neither the WATCH nor the
 // MULTI, and carrying on there would DEL at once.
 Task<bool> WatchedRelease(Env& env, const std::string& key, const std::string& identifier);
-// A command inside MULTI was queued.
-bool IsQueued(const Reply& r);
+// MULTI; cmd; EXEC on node 0: EXEC's reply (nil: a WATCHed key changed), or
+// an error when MULTI failed or `cmd` was not queued (the transaction then
+// DISCARDed, not left open on a live connection).
+Task<Reply> InMulti(Env& env, const Command& cmd);
 
 }  // namespace locksim
 

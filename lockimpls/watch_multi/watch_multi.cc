@@ -8,9 +8,8 @@ Task<bool> WatchMultiLock::Acquire(Env& env) {
   const std::string uuid = env.RandomToken();
   uuids_[env.ThreadId()] = uuid;
   const std::string ttl_ms = std::to_string(duration_cast<Millis>(config_.ttl).count());
-  const Command watch = {"WATCH", config_.key}, get = {"GET", config_.key}, multi = {"MULTI"},
-                set = {"SET", config_.key, uuid, "PX", ttl_ms}, exec = {"EXEC"},
-                unwatch = {"UNWATCH"}, discard = {"DISCARD"};
+  const Command watch = {"WATCH", config_.key}, get = {"GET", config_.key},
+                set = {"SET", config_.key, uuid, "PX", ttl_ms}, unwatch = {"UNWATCH"};
   const Nanos end = env.Now() + config_.acquire_timeout;
   while (env.Now() < end) {
     // A step answered otherwise than it must be (an error: the connection
@@ -22,17 +21,7 @@ Task<bool> WatchMultiLock::Acquire(Env& env) {
     if ((co_await env.Call(0, watch)).IsOk()) {
       Reply v = co_await env.Call(0, get);
       if (v.IsNil()) {
-        Reply results = Reply::Error("ERR a step before EXEC failed");
-        if ((co_await env.Call(0, multi)).IsOk()) {
-          if (IsQueued(co_await env.Call(0, set))) {
-            results = co_await env.Call(0, exec);
-          } else {
-            // Refused (a READONLY node) or lost: the transaction must not
-            // stay open on a live connection, where every later WATCH and
-            // MULTI would be refused.
-            co_await env.Call(0, discard);
-          }
-        }
+        const Reply results = co_await InMulti(env, set);
         if (results.IsNil()) {
           ++exec_retries_;  // the transaction was interrupted: "再做一遍"
           continue;

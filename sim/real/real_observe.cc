@@ -593,9 +593,11 @@ void RealWorld::Answered(uint64_t id, const Reply* reply) {
   // And those given up on, once retired long enough ago; a node that never
   // answers again (it crashed) keeps its own three minutes, longer than the
   // proxy's longest retransmission wait.
-  for (Flight* g : given_up_) {
-    if (!loss_seen_ && g->retired < Nanos{0} && g->physical == f.physical && g->replied < f.sent) {
-      g->retired = now_ + kRecentReply;
+  if (!loss_seen_) {
+    for (Flight* g : given_up_) {
+      if (g->retired < Nanos{0} && g->physical == f.physical && g->replied < f.sent) {
+        g->retired = now_ + kRecentReply;
+      }
     }
   }
   while (!given_up_.empty()) {
