@@ -18,15 +18,6 @@ Reply ArityError(std::string_view name) {
   return Reply::Error("ERR wrong number of arguments for '" + std::string(name) + "' command");
 }
 
-bool IsKeyword(std::string_view arg, std::string_view upper) {
-  // ASCII folding inline, as toupper() in the C locale, without a libc call
-  // per character (SET's options are checked on every SET).
-  return arg.size() == upper.size() &&
-         std::equal(arg.begin(), arg.end(), upper.begin(), [](char a, char b) {
-           return (a >= 'a' && a <= 'z' ? static_cast<char>(a - 'a' + 'A') : a) == b;
-         });
-}
-
 bool StringToInt64(std::string_view s, int64_t* out) {
   // Redis util.c string2ll(): rejects empty strings, leading zeros, '+',
   // spaces, "-0" and anything that overflows.

@@ -405,7 +405,16 @@ Reply ArityError(std::string_view name);
 // string2ll() from Redis util.c: strict base-10 int64, no spaces, no '+'.
 bool StringToInt64(std::string_view s, int64_t* out);
 // Case-insensitive comparison of an argument with an upper-case keyword.
-bool IsKeyword(std::string_view arg, std::string_view upper);
+// Inline, with ASCII folding as toupper() in the C locale and no libc call
+// per character: SET checks its options against it, several per option.
+inline bool IsKeyword(std::string_view arg, std::string_view upper) {
+  if (arg.size() != upper.size()) return false;
+  for (size_t i = 0; i < arg.size(); ++i) {
+    const char a = arg[i];
+    if ((a >= 'a' && a <= 'z' ? static_cast<char>(a - 'a' + 'A') : a) != upper[i]) return false;
+  }
+  return true;
+}
 
 }  // namespace locksim
 
