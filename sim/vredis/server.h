@@ -70,6 +70,10 @@ class VirtualRedis {
   // command, and a scan of every connection was most of a run with 2 000
   // clients.
   bool HasPushes() const { return queued_pushes_ > 0; }
+  // Writes so far (server.dirty: every command that changes a key adds to
+  // it, which is also what decides whether it propagates). Unchanged across
+  // a command: the command changed no key.
+  int64_t dirty() const { return dirty_; }
 
   // Periodic work, as serverCron at hz 10: call every 100 ms of node time.
   // Runs the active expiry cycle, the AOF fsync (every second) and RDB

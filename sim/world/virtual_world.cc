@@ -372,6 +372,7 @@ void VirtualWorld::ServeRequest(uint32_t id) {
                            " (node down)");
   } else {
     if (TimeMayHaveChanged(physical)) Observe(physical);  // what time alone changed
+    const int64_t dirty = n.redis->dirty();
     m.reply = n.redis->Execute(ConnectionOf(m.actor, physical), m.cmd, NodeMillis(physical));
     // Virtual time cannot wait for a script that does not end: the run
     // stops, naming it.
@@ -382,7 +383,9 @@ void VirtualWorld::ServeRequest(uint32_t id) {
                          "busy until SCRIPT KILL; a simulation cannot wait for it); " +
                          ReplayText());
     }
-    Observe(physical, m.actor);
+    // A command that wrote nothing (a SET NX that lost, a GET: most of a
+    // contended run) changed no key, and time was looked at just before.
+    if (n.redis->dirty() != dirty) Observe(physical, m.actor);
     Replicate(physical);
     ScheduleCron(physical);
     // TODO(issue 4): deliver pub/sub pushes to subscribed clients.

@@ -1,8 +1,11 @@
 #include "sim/vredis/server.h"
 
+#include <map>
+
 #include <gtest/gtest.h>
 
 #include "lockimpls/set_nx_px/set_nx_px.h"
+#include "sim/core/random.h"
 
 namespace locksim {
 namespace {
@@ -633,6 +636,82 @@ TEST_F(VirtualRedisTest, ExecPropagatesItsWritesTogether) {
                                   {"SET", "a", "2"},
                                   {"SET", "b", "2"},
                                   {"EXEC"}}));
+}
+
+}  // namespace
+}  // namespace locksim
+
+namespace locksim {
+namespace {
+
+// The virtual world looks at the watched keys after a command only when the
+// command moved server.dirty (VirtualWorld::ServeRequest): that is sound
+// only if every command that changes a key's value or expiry moves it.
+// Thousands of random commands, each of the key-writing kinds with its
+// options, in and out of MULTI and scripts, over a clock that moves: after
+// none did a key change while dirty stood still.
+TEST(VirtualRedisDirty, EveryCommandThatChangesAKeyMovesDirty) {
+  VirtualRedis redis;
+  const VirtualRedis::ConnId conn = redis.Connect();
+  Random random(20261127);
+  const std::vector<std::string> keys = {"k", "h", "n"};
+  auto pick = [&](const std::vector<std::string>& of) {
+    return of[random.Uniform(of.size())];
+  };
+  const std::vector<std::string> values = {"a", "b", "1", "7"};
+  const std::vector<std::string> ttls = {"1", "5", "50", "0", "-1"};
+  const std::vector<std::string> scripts = {
+      std::string(kCompareAndDeleteScript),
+      "return redis.call('set', KEYS[1], ARGV[1], 'px', 20)",
+      "if redis.call('exists', KEYS[1]) == 0 then return redis.call('hincrby', KEYS[1], ARGV[1], 1) "
+      "end return redis.call('pexpire', KEYS[1], 30)",
+      "return redis.call('get', KEYS[1])"};
+  int64_t now = kT0;
+  std::map<std::string, VirtualRedis::KeySeen> seen;
+  int changes = 0;
+  for (int i = 0; i < 20000; ++i) {
+    now += random.Between(0, 4);
+    const std::string key = pick(keys);
+    const std::string value = pick(values);
+    Command cmd;
+    switch (random.Uniform(18)) {
+      case 0: cmd = {"SET", key, value}; break;
+      case 1: cmd = {"SET", key, value, "NX", "PX", pick(ttls)}; break;
+      case 2: cmd = {"SET", key, value, "XX", "KEEPTTL"}; break;
+      case 3: cmd = {"SET", key, value, "GET", "EX", pick(ttls)}; break;
+      case 4: cmd = {"SETNX", key, value}; break;
+      case 5: cmd = {"GETSET", key, value}; break;
+      case 6: cmd = {"GETDEL", key}; break;
+      case 7: cmd = {"DEL", key, pick(keys)}; break;
+      case 8: cmd = {"PEXPIRE", key, pick(ttls)}; break;
+      case 9: cmd = {"EXPIRE", key, pick(ttls), random.Uniform(2) ? "NX" : "GT"}; break;
+      case 10: cmd = {"PEXPIREAT", key, std::to_string(now + random.Between(-5, 50))}; break;
+      case 11: cmd = {"PERSIST", key}; break;
+      case 12: cmd = {"INCR", key}; break;
+      case 13: cmd = {"HSET", key, value, value}; break;
+      case 14: cmd = {"HINCRBY", key, value, "-1"}; break;
+      case 15: cmd = {"HDEL", key, value}; break;
+      case 16: cmd = {"EVAL", pick(scripts), "1", key, value}; break;
+      default: cmd = {"GET", key}; break;
+    }
+    // As the world does: what time alone changed is looked at first.
+    for (const std::string& k : keys) redis.LookAtKey(k, now, &seen[k]);
+    const int64_t dirty = redis.dirty();
+    if (random.Uniform(5) == 0) {
+      redis.Execute(conn, {"MULTI"}, now);
+      redis.Execute(conn, cmd, now);
+      redis.Execute(conn, {"EXEC"}, now);
+    } else {
+      redis.Execute(conn, cmd, now);
+    }
+    for (const std::string& k : keys) {
+      if (redis.LookAtKey(k, now, &seen[k]) == VirtualRedis::KeyChange::kNone) continue;
+      ++changes;
+      ASSERT_NE(redis.dirty(), dirty) << "command " << i << ": " << FormatCommand(cmd)
+                                      << " changed " << k << " and left dirty at " << dirty;
+    }
+  }
+  EXPECT_GT(changes, 5000);  // the commands did change keys, often
 }
 
 }  // namespace
