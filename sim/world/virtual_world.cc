@@ -183,8 +183,9 @@ void VirtualWorld::Observe(int physical, int cause) {
   for (size_t k = 0; k < watched_.size(); ++k) {
     Observed& observed = seen[k];
     // What identifies a state is the value and the absolute expiry time
-    // (the TTL itself shrinks as time passes). This runs before and after
-    // every command, and copies nothing unless the key changed.
+    // (the TTL itself shrinks as time passes). This runs around commands
+    // (before one when a key may have expired, after one that wrote), and
+    // copies nothing unless the key changed.
     const VirtualRedis::KeyChange change =
         n.redis->LookAtKey(watched_[k], now_ms, &observed.seen);
     if (change == VirtualRedis::KeyChange::kNone && observed.looked) continue;
