@@ -72,9 +72,7 @@ void Runtime::CheckNotPast(Nanos at) const {
 
 void Runtime::At(Nanos at, int process, Callback fn, int incarnation) {
   CheckNotPast(at);
-  Body body;
-  body.fn = std::move(fn);
-  Push(at, at, process, incarnation, std::move(body));
+  PushCallback(at, at, process, incarnation, std::move(fn));
 }
 
 void Runtime::Resume(Nanos at, int process, std::coroutine_handle<> h, int incarnation) {
@@ -82,7 +80,7 @@ void Runtime::Resume(Nanos at, int process, std::coroutine_handle<> h, int incar
   Body body;
   body.kind = Kind::kResume;
   body.handle = h;
-  Push(at, at, process, incarnation, std::move(body));
+  Push(at, at, process, incarnation, body);
 }
 
 void Runtime::AtWorldEvent(Nanos at, int process, uint32_t tag, int incarnation) {
@@ -90,14 +88,32 @@ void Runtime::AtWorldEvent(Nanos at, int process, uint32_t tag, int incarnation)
   Body body;
   body.kind = Kind::kWorld;
   body.tag = tag;
-  Push(at, at, process, incarnation, std::move(body));
+  Push(at, at, process, incarnation, body);
 }
 
 void Runtime::AtFirst(Nanos at, int process, Callback fn) {
   CheckNotPast(at);
+  PushCallback(at, Nanos::min(), process, -1, std::move(fn));
+}
+
+void Runtime::PushCallback(Nanos at, Nanos due, int process, int incarnation, Callback fn) {
+  if (free_callbacks_.empty()) {
+    free_callbacks_.push_back(static_cast<uint32_t>(callbacks_.size()));
+    callbacks_.emplace_back();
+  }
   Body body;
-  body.fn = std::move(fn);
-  Push(at, Nanos::min(), process, -1, std::move(body));
+  body.kind = Kind::kCallback;
+  body.tag = free_callbacks_.back();
+  free_callbacks_.pop_back();
+  callbacks_[body.tag] = std::move(fn);
+  Push(at, due, process, incarnation, body);
+}
+
+Runtime::Callback Runtime::TakeCallback(uint32_t slot) {
+  Callback fn = std::move(callbacks_[slot]);
+  callbacks_[slot] = nullptr;
+  free_callbacks_.push_back(slot);
+  return fn;
 }
 
 void Runtime::Push(Nanos at, Nanos due, int process, int incarnation, Body body) {
@@ -109,15 +125,13 @@ void Runtime::Push(Nanos at, Nanos due, int process, int incarnation, Body body)
   }
   const uint32_t slot = free_.back();
   free_.pop_back();
-  bodies_[slot] = std::move(body);
+  bodies_[slot] = body;
   PushKey(Key{at, due, next_seq_++, slot});
 }
 
 Runtime::Body Runtime::Take(uint32_t slot) {
-  Body body = std::move(bodies_[slot]);
-  bodies_[slot].fn = nullptr;
   free_.push_back(slot);
-  return body;
+  return bodies_[slot];
 }
 
 void Runtime::PushKey(Key key) {
@@ -237,8 +251,10 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
       const Body& b = bodies_[k.body];
       const Process& owner = processes_[b.process];
       if (owner.crashed || owner.incarnation != b.incarnation) {  // died with it
-        Body dead = Take(k.body);  // destroyed here, after its slot is free
+        const Body dead = Take(k.body);
         if (dead.kind == Kind::kWorld) DropWorldEvent(dead.tag);
+        // Destroyed here, after its slot is free.
+        if (dead.kind == Kind::kCallback) TakeCallback(dead.tag);
         continue;
       }
       if (owner.paused_until > now_) {
@@ -258,9 +274,10 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
       }
       // Out of its slot first: it may schedule events, which may reuse the
       // slot or grow bodies_.
-      Body event = Take(chooser_ != nullptr && k.due != Nanos::min() ? BreakTie(k).body : k.body);
+      const Body event =
+          Take(chooser_ != nullptr && k.due != Nanos::min() ? BreakTie(k).body : k.body);
       switch (event.kind) {
-        case Kind::kCallback: event.fn(); break;
+        case Kind::kCallback: TakeCallback(event.tag)(); break;
         case Kind::kResume: event.handle.resume(); break;
         case Kind::kWorld: OnWorldEvent(event.tag); break;
       }

@@ -221,9 +221,12 @@ class Runtime {
   // The heap holds only these small keys; what an event does lives in
   // `bodies_`, so sifting the heap moves 32 bytes, never a std::function
   // (moving the callbacks was a fifth of a virtual run, callgrind). An
-  // event is a tagged value: a coroutine to resume, a world event, or (for
-  // the rarer kinds: faults, cron, timeouts) a callback; only the last
-  // costs an allocation.
+  // event is a tagged value of plain words: a coroutine to resume, a world
+  // event, or (for the rarer kinds: faults, cron, timeouts) a callback,
+  // which waits in `callbacks_` and alone costs an allocation. Bodies are
+  // copied in and out of their slots, with no std::function to move
+  // (that move, and clearing the slot after it, were a third of the
+  // queue's cost per event).
   struct Key {
     Nanos at;
     Nanos due;
@@ -235,9 +238,8 @@ class Runtime {
     int process = 0;
     int incarnation = 0;
     Kind kind = Kind::kCallback;
-    uint32_t tag = 0;                 // kWorld
+    uint32_t tag = 0;                 // kWorld: the world's tag; kCallback: into callbacks_
     std::coroutine_handle<> handle;   // kResume
-    Callback fn;                      // kCallback
   };
   struct Later {
     bool operator()(const Key& a, const Key& b) const {
@@ -247,11 +249,15 @@ class Runtime {
     }
   };
   void Push(Nanos at, Nanos due, int process, int incarnation, Body body);
+  // Pushes a callback event: `fn` waits in a slot of callbacks_.
+  void PushCallback(Nanos at, Nanos due, int process, int incarnation, Callback fn);
+  // Moves a callback out of its slot and frees the slot.
+  Callback TakeCallback(uint32_t slot);
   void CheckNotPast(Nanos at) const;
   void AddProcessRecord(std::string name, int actor);
   void PushKey(Key key);
   Key PopKey();
-  // Moves an event out of its slot and frees the slot.
+  // Copies an event out of its slot and frees the slot.
   Body Take(uint32_t body);
   bool AllTasksDone() const { return live_tasks_ == 0; }
   // With a chooser: `k` (popped, its process able to run) and the events of
@@ -274,8 +280,10 @@ class Runtime {
   Nanos instant_{-1};
   uint64_t events_at_instant_ = 0;
   std::vector<Key> queue_;      // a binary heap under Later
-  std::vector<Body> bodies_;    // the events' owners and callbacks
+  std::vector<Body> bodies_;    // the events' owners and what they do
   std::vector<uint32_t> free_;  // unused slots of bodies_
+  std::vector<Callback> callbacks_;        // of the kCallback events
+  std::vector<uint32_t> free_callbacks_;  // unused slots of callbacks_
   struct Process {
     std::string name;
     int main_actor = 0;
