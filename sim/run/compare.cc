@@ -119,8 +119,7 @@ CompareResult RunCompare(const CompareOptions& options, const CompareProgress& p
       const CrashNote crash_note("compare cell " + s.name + " \xC2\xB7 " + cell.algorithm +
                                  ", seed " + seed + ": locksim run " + s.file +
                                  (o.label.empty() ? " --algorithm " : " --label ") +
-                                 cell.algorithm + " --seed " + seed +
-                                 (o.backend == Backend::kReal ? " --backend real" : ""));
+                                 cell.algorithm + " --seed " + seed + ReplayWorldFlags(o));
       RunResult r = RunScenario(s, o);
       CellRun run;
       run.seed = r.seed;

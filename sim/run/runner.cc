@@ -243,8 +243,7 @@ void ScenarioRun::Setup() {
   world_->SetReplayHint(!options_.replay.empty()
                             ? options_.replay
                             : "locksim run " + input_file_ + variant + " --seed " +
-                                  std::to_string(result_.seed) + " --backend " +
-                                  std::string(BackendName(backend())));
+                                  std::to_string(result_.seed) + ReplayWorldFlags(options_));
   world_->SetCallTimeout(s.network.timeout);
   using Type = WorkloadSpec::Type;
   resource_ = std::make_unique<ProtectedResource>(s.workload.type == Type::kInventory ? s.workload.stock
@@ -412,6 +411,15 @@ RunResult ScenarioRun::Check() {
 }
 
 }  // namespace
+
+std::string ReplayWorldFlags(const RunOptions& options) {
+  std::string flags = " --backend " + std::string(BackendName(options.backend));
+  if (options.time_scale) flags += " --time-scale " + options.time_scale->ToString();
+  if (options.backend == Backend::kReal && options.redis_server != RunOptions{}.redis_server) {
+    flags += " --redis-server " + options.redis_server;
+  }
+  return flags;
+}
 
 RunResult RunScenario(const Scenario& scenario, const RunOptions& options) {
   ScenarioRun run(scenario, options);

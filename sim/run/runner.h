@@ -55,6 +55,12 @@ struct RunOptions {
 // HarnessError when the harness fails.
 RunResult RunScenario(const Scenario& scenario, const RunOptions& options);
 
+// The options of `locksim run` that give a run of these options the world it
+// had: " --backend B", then " --time-scale S" and " --redis-server PATH"
+// when they are not the defaults. For the replay commands that messages
+// print: without them a real run, or a compressed one, replays as another.
+std::string ReplayWorldFlags(const RunOptions& options);
+
 }  // namespace locksim
 
 #endif  // LOCKSIM_SIM_RUN_RUNNER_H_

@@ -21,6 +21,21 @@ RunResult RunVirtual(const std::string& scenario, const std::string& algorithm, 
 
 using Pairs = std::vector<std::string>;
 
+// A replay command gives the run the world it had: a real run replays on
+// real servers, with its time scale and server binary; a default stays short.
+TEST(ReplayCommand, NamesTheBackendTimeScaleAndServerOfTheRun) {
+  RunOptions o;
+  EXPECT_EQ(ReplayWorldFlags(o), " --backend virtual");
+  o.backend = Backend::kReal;
+  EXPECT_EQ(ReplayWorldFlags(o), " --backend real");
+  o.time_scale = TimeScale{1, 20};
+  o.redis_server = "/opt/redis/bin/redis-server";
+  EXPECT_EQ(ReplayWorldFlags(o),
+            " --backend real --time-scale 1/20 --redis-server /opt/redis/bin/redis-server");
+  o.backend = Backend::kVirtual;  // the server binary means nothing there
+  EXPECT_EQ(ReplayWorldFlags(o), " --backend virtual --time-scale 1/20");
+}
+
 TEST(VirtualScenarios, F1PausePastTtlLetsBothHoldersIn) {
   for (const char* algo : {"set-nx-px", "set-nx-px-del"}) {
     RunResult r = RunVirtual("f01-pause-past-ttl", algo);
