@@ -1,6 +1,44 @@
 #include "sim/core/reply.h"
 
+#include <stdexcept>
+
 namespace locksim {
+
+ReplyElements::ReplyElements(std::vector<Reply> elements) {
+  if (!elements.empty()) v_ = new std::vector<Reply>(std::move(elements));
+}
+
+ReplyElements::ReplyElements(const ReplyElements& other) {
+  if (other.v_ != nullptr) v_ = new std::vector<Reply>(*other.v_);
+}
+
+ReplyElements& ReplyElements::operator=(const ReplyElements& other) {
+  if (this != &other) *this = ReplyElements(other);
+  return *this;
+}
+
+void ReplyElements::Free() {
+  delete v_;
+  v_ = nullptr;
+}
+
+const Reply& ReplyElements::at(size_t i) const {
+  if (i >= size()) throw std::out_of_range("reply element " + std::to_string(i));
+  return (*v_)[i];
+}
+
+void ReplyElements::push_back(Reply r) {
+  if (v_ == nullptr) v_ = new std::vector<Reply>();
+  v_->push_back(std::move(r));
+}
+
+bool ReplyElements::operator==(const ReplyElements& other) const {
+  if (size() != other.size()) return false;
+  for (size_t i = 0; i < size(); ++i) {
+    if (!((*v_)[i] == (*other.v_)[i])) return false;
+  }
+  return true;
+}
 namespace {
 
 // Appends s, quoted and escaped, to *out. Runs of plain characters are
