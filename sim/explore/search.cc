@@ -46,9 +46,8 @@ SearchCell SearchOneCell(const std::string& algorithm, const std::string& cls,
   for (uint64_t k = 0; k < options.seeds; ++k) {
     const uint64_t seed = options.first_seed + k;
     const CrashNote crash_note("compare --search cell " + algorithm + " \xC2\xB7 " + cls +
-                               ", seed " + std::to_string(seed) +
-                               ": locksim explore --algorithm " + algorithm + " --faults " + cls +
-                               " --first-seed " + std::to_string(seed) + " --seeds 1");
+                               ", seed " + std::to_string(seed) + ": " +
+                               ExploreReplayCommand(spec, seed));
     const SeedOutcome o = ProbeSeed(spec, seed);
     ++cell.runs;
     if (o.verdict == Verdict::kSafe) continue;

@@ -117,9 +117,7 @@ CompareResult RunCompare(const CompareOptions& options, const CompareProgress& p
       o.seed = s.seed + static_cast<uint64_t>(i);
       const std::string seed = std::to_string(*o.seed);
       const CrashNote crash_note("compare cell " + s.name + " \xC2\xB7 " + cell.algorithm +
-                                 ", seed " + seed + ": locksim run " + s.file +
-                                 (o.label.empty() ? " --algorithm " : " --label ") +
-                                 cell.algorithm + " --seed " + seed + ReplayWorldFlags(o));
+                                 ", seed " + seed + ": " + ReplayRunCommand(s.file, o));
       RunResult r = RunScenario(s, o);
       CellRun run;
       run.seed = r.seed;

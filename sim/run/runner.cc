@@ -236,14 +236,12 @@ void ScenarioRun::Setup() {
   if (backend() == Backend::kVirtual || !algo_->is_limiter()) {
     world_->WatchKeys({prefix + lock_.key});
   }
-  const std::string variant =
-      own_adapter_ ? " --adapter " + options_.adapter
-                   : " --algorithm " + result_.algorithm +
-                         (program_override_.empty() ? "" : " --adapter " + program_override_);
-  world_->SetReplayHint(!options_.replay.empty()
-                            ? options_.replay
-                            : "locksim run " + input_file_ + variant + " --seed " +
-                                  std::to_string(result_.seed) + ReplayWorldFlags(options_));
+  RunOptions replay = options_;
+  replay.seed = result_.seed;
+  if (replay.label.empty() && !own_adapter_) replay.algorithm = result_.algorithm;
+  if (!program_override_.empty()) replay.adapter = program_override_;
+  world_->SetReplayHint(!options_.replay.empty() ? options_.replay
+                                                 : ReplayRunCommand(input_file_, replay));
   world_->SetCallTimeout(s.network.timeout);
   using Type = WorkloadSpec::Type;
   resource_ = std::make_unique<ProtectedResource>(s.workload.type == Type::kInventory ? s.workload.stock
@@ -412,8 +410,16 @@ RunResult ScenarioRun::Check() {
 
 }  // namespace
 
-std::string ReplayWorldFlags(const RunOptions& options) {
-  std::string flags = " --backend " + std::string(BackendName(options.backend));
+std::string ReplayRunCommand(const std::string& file, const RunOptions& options) {
+  std::string flags = "locksim run " + file;
+  if (!options.label.empty()) {
+    flags += " --label " + options.label;
+  } else if (!options.algorithm.empty()) {
+    flags += " --algorithm " + options.algorithm;
+  }
+  if (!options.adapter.empty()) flags += " --adapter " + options.adapter;
+  if (options.seed) flags += " --seed " + std::to_string(*options.seed);
+  flags += " --backend " + std::string(BackendName(options.backend));
   if (options.time_scale) flags += " --time-scale " + options.time_scale->ToString();
   if (options.backend == Backend::kReal && options.redis_server != RunOptions{}.redis_server) {
     flags += " --redis-server " + options.redis_server;

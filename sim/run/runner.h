@@ -42,9 +42,9 @@ struct RunOptions {
   // scenario's "choices" are applied either way.
   bool record_choices = false;
   // The command that replays this run, for the message of a broken
-  // simulator invariant. Empty: `locksim run FILE --algorithm ID --seed N
-  // --backend B`, right for a scenario file; a generated scenario (explore's
-  // seeds and their shrinking) names the command that generates it again.
+  // simulator invariant. Empty: ReplayRunCommand's, right for a scenario
+  // file; a generated scenario (explore's seeds and their shrinking) names
+  // the command that generates it again.
   std::string replay;
   // Called every few thousand events with the true time and the history's
   // size, for a progress line; must not touch the run.
@@ -55,11 +55,13 @@ struct RunOptions {
 // HarnessError when the harness fails.
 RunResult RunScenario(const Scenario& scenario, const RunOptions& options);
 
-// The options of `locksim run` that give a run of these options the world it
-// had: " --backend B", then " --time-scale S" and " --redis-server PATH"
-// when they are not the defaults. For the replay commands that messages
-// print: without them a real run, or a compressed one, replays as another.
-std::string ReplayWorldFlags(const RunOptions& options);
+// The `locksim run` command that gives a run of `options` on `file` again,
+// for the messages that name one (a broken invariant, a crash note): the
+// variant (--label, else --algorithm, and --adapter), the seed, and the
+// world: " --backend B", then " --time-scale S" and " --redis-server PATH"
+// when they are not the defaults (without them a real run, or a compressed
+// one, replays as another).
+std::string ReplayRunCommand(const std::string& file, const RunOptions& options);
 
 }  // namespace locksim
 

@@ -21,19 +21,32 @@ RunResult RunVirtual(const std::string& scenario, const std::string& algorithm, 
 
 using Pairs = std::vector<std::string>;
 
-// A replay command gives the run the world it had: a real run replays on
-// real servers, with its time scale and server binary; a default stays short.
-TEST(ReplayCommand, NamesTheBackendTimeScaleAndServerOfTheRun) {
+// A replay command gives the run the variant, seed and world it had: a real
+// run replays on real servers, with its time scale and server binary; an
+// expectation by its label; a default stays short.
+TEST(ReplayCommand, NamesTheVariantSeedBackendTimeScaleAndServerOfTheRun) {
   RunOptions o;
-  EXPECT_EQ(ReplayWorldFlags(o), " --backend virtual");
+  EXPECT_EQ(ReplayRunCommand("s.json", o), "locksim run s.json --backend virtual");
+  o.algorithm = "set-nx-px";
+  o.seed = 7;
   o.backend = Backend::kReal;
-  EXPECT_EQ(ReplayWorldFlags(o), " --backend real");
+  EXPECT_EQ(ReplayRunCommand("s.json", o),
+            "locksim run s.json --algorithm set-nx-px --seed 7 --backend real");
   o.time_scale = TimeScale{1, 20};
   o.redis_server = "/opt/redis/bin/redis-server";
-  EXPECT_EQ(ReplayWorldFlags(o),
-            " --backend real --time-scale 1/20 --redis-server /opt/redis/bin/redis-server");
+  EXPECT_EQ(ReplayRunCommand("s.json", o),
+            "locksim run s.json --algorithm set-nx-px --seed 7 --backend real --time-scale 1/20 "
+            "--redis-server /opt/redis/bin/redis-server");
+  o.label = "set-nx-px";  // an expectation's overrides come with its label
   o.backend = Backend::kVirtual;  // the server binary means nothing there
-  EXPECT_EQ(ReplayWorldFlags(o), " --backend virtual --time-scale 1/20");
+  EXPECT_EQ(ReplayRunCommand("s.json", o),
+            "locksim run s.json --label set-nx-px --seed 7 --backend virtual --time-scale 1/20");
+  o.label.clear();
+  o.algorithm.clear();
+  o.adapter = "lib.adapter.json";
+  EXPECT_EQ(ReplayRunCommand("s.json", o),
+            "locksim run s.json --adapter lib.adapter.json --seed 7 --backend virtual "
+            "--time-scale 1/20");
 }
 
 TEST(VirtualScenarios, F1PausePastTtlLetsBothHoldersIn) {
