@@ -144,7 +144,25 @@ const Op& History::AddStep(Nanos time, int actor, OpType type, OpF f, std::strin
   return Append(time, actor, type, f, Payload::kKey, it->second, -1, -1, nested);
 }
 
+bool History::SameCommand(uint32_t slot, const Command& cmd) const {
+  const CommandSlot& c = commands_[slot];
+  if (c.argc != cmd.size()) return false;
+  const CommandView stored(&command_bytes_, &command_ends_, c.begin, c.first_end, c.argc);
+  for (size_t i = 0; i < cmd.size(); ++i) {
+    if (stored[i] != cmd[i]) return false;
+  }
+  return true;
+}
+
 const Op& History::AddCommand(Nanos time, int actor, int node, const Command& cmd) {
+  // A client that retries sends the same command again and again (a lost
+  // SET NX, every retry delay): its ops share the bytes stored the first
+  // time (copying them was 7% of a contended run, callgrind).
+  if (last_command_.size() <= static_cast<size_t>(actor)) last_command_.resize(actor + 1, kNoSlot);
+  uint32_t& last = last_command_[static_cast<size_t>(actor)];
+  if (last != kNoSlot && SameCommand(last, cmd)) {
+    return Append(time, actor, OpType::kInvoke, OpF::kRedis, Payload::kCommand, last, node);
+  }
   CommandSlot c{command_bytes_.size(), static_cast<uint32_t>(command_ends_.size()),
                 static_cast<uint32_t>(cmd.size())};
   uint32_t end = 0;
@@ -153,8 +171,8 @@ const Op& History::AddCommand(Nanos time, int actor, int node, const Command& cm
     end += static_cast<uint32_t>(arg.size());
     command_ends_.push_back(end);
   }
-  return Append(time, actor, OpType::kInvoke, OpF::kRedis, Payload::kCommand,
-                Push(&commands_, c), node);
+  last = Push(&commands_, c);
+  return Append(time, actor, OpType::kInvoke, OpF::kRedis, Payload::kCommand, last, node);
 }
 
 const Op& History::AddReply(Nanos time, int actor, OpType type, int node, Reply reply) {

@@ -188,7 +188,8 @@ class History {
   const Op& AddStep(Nanos time, int actor, OpType type, OpF f, std::string_view key,
                     bool nested = false);
   // A Redis command sent to `node` (redis invoke): its bytes are copied
-  // into the history's command buffer, so the caller keeps `cmd` to send.
+  // into the history's command buffer, so the caller keeps `cmd` to send;
+  // an actor's command equal to its last one shares that one's bytes.
   const Op& AddCommand(Nanos time, int actor, int node, const Command& cmd);
   // The reply to it: ok, or info for a reply that never came in time.
   const Op& AddReply(Nanos time, int actor, OpType type, int node, Reply reply);
@@ -245,6 +246,8 @@ class History {
     table->push_back(std::forward<Value>(value));
     return static_cast<uint32_t>(table->size() - 1);
   }
+  // Whether the command in `slot` has exactly `cmd`'s arguments.
+  bool SameCommand(uint32_t slot, const Command& cmd) const;
   const Op& Append(Nanos time, int actor, OpType type, OpF f, Payload payload, uint32_t slot,
                    int node = -1, int subject = -1, bool nested = false);
   void Expect(const Op& op, Payload payload) const;
@@ -260,6 +263,8 @@ class History {
   std::string command_bytes_;
   std::vector<uint32_t> command_ends_;
   std::vector<CommandSlot> commands_;
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  std::vector<uint32_t> last_command_;  // by actor: the slot of its last command
   std::deque<Reply> replies_;
   std::deque<Number> numbers_;
   std::deque<ReplyCheck> reply_checks_;

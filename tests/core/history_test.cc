@@ -22,7 +22,10 @@ TEST(HistoryTest, CommandsAndRepliesReadBackAsData) {
   const int64_t at = sent.index;
   h.AddReply(milliseconds(2), a, OpType::kOk, 2, Reply::Ok());
   // More commands after it do not move what the first one reads.
-  for (int i = 0; i < 1000; ++i) h.AddCommand(milliseconds(3), a, 0, {"GET", std::string(50, 'k')});
+  // (Each a new one: a repeated command is not stored again.)
+  for (int i = 0; i < 1000; ++i) {
+    h.AddCommand(milliseconds(3), a, 0, {"GET", std::string(50, 'k') + std::to_string(i)});
+  }
   const Op& op = h.ops()[at];
   EXPECT_EQ(op.f, OpF::kRedis);
   EXPECT_EQ(op.type, OpType::kInvoke);
@@ -35,6 +38,34 @@ TEST(HistoryTest, CommandsAndRepliesReadBackAsData) {
   EXPECT_EQ(h.ValueText(op), "SET lock:x \"tok en\" NX");
   EXPECT_EQ(h.reply(h.ops()[at + 1]), Reply::Ok());
   EXPECT_EQ(h.ValueText(h.ops()[at + 1]), "OK");
+}
+
+// A client that retries sends the same command again; the history keeps
+// its bytes once, and every op still reads back what was sent then.
+TEST(HistoryTest, RepeatedCommandsReadBackAsSentWhoeverSentThem) {
+  History h;
+  const int a = h.AddActor("A");
+  const int b = h.AddActor("B");
+  const Command set = {"SET", "lock:x", "tok-a", "NX", "PX", "5000"};
+  const std::vector<std::pair<int, Command>> sent = {
+      {a, set},
+      {a, set},
+      {b, {"SET", "lock:x", "tok-b", "NX", "PX", "5000"}},
+      {a, set},
+      {b, set},                                          // A's command, sent by B
+      {a, {"SET", "lock:x", "tok-a", "NX", "PX"}},       // one argument fewer
+      {a, {"SET", "lock:x", "tok-a", "NX", "PX", "500"}},
+      {a, {"SET", "lock:x", "tok-a", "NX", "PX", "5000", ""}},  // one more, empty
+      {a, {"SET", "lock:x", "tok-", "aNX", "PX", "5000"}},  // the same bytes, cut elsewhere
+      {a, set},
+  };
+  for (const auto& [actor, cmd] : sent) h.AddCommand(milliseconds(1), actor, 0, cmd);
+  ASSERT_EQ(h.size(), sent.size());
+  for (size_t i = 0; i < sent.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(h.ops()[i].actor, sent[i].first);
+    EXPECT_EQ(h.command(h.ops()[i]).ToCommand(), sent[i].second);
+  }
 }
 
 TEST(HistoryTest, CommandNamesCompareInAnyCase) {
