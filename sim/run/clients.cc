@@ -1,5 +1,7 @@
 #include "sim/run/clients.h"
 
+#include <coroutine>
+
 namespace locksim {
 namespace {
 
@@ -65,9 +67,18 @@ Task<void> Work(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec&
 // A fault triggered by the step just recorded (a pause "when A has
 // acquired") takes effect before the thread's next step: the thread waits
 // here until the process resumes, and never comes back if it crashed.
-Task<void> Checkpoint(Runtime& runtime, ProcessEnv& env) {
-  if (!runtime.Runnable(env.process())) co_await env.SleepFor(Nanos{0});
-}
+// An awaiter, not a coroutine: it is awaited five times a cycle, and a
+// process that can run (nearly always) goes on without suspending.
+struct Checkpoint {
+  Runtime& runtime;
+  const ProcessEnv& env;
+
+  bool await_ready() const { return runtime.Runnable(env.process()); }
+  void await_suspend(std::coroutine_handle<> h) const {
+    runtime.Resume(runtime.Now(), env.process(), h, env.incarnation());
+  }
+  void await_resume() const noexcept {}
+};
 
 // How an acquire or release ended: ok, fail (timed out, nothing to
 // release), or info when the lock code raised an error (outcome unknown).
@@ -83,14 +94,14 @@ Task<bool> Cycle(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec
   History& h = runtime.history();
   const int p = env.actor();
   h.AddStep(runtime.Now(), p, OpType::kInvoke, OpF::kAcquire, key);
-  co_await Checkpoint(runtime, env);
+  co_await Checkpoint{runtime, env};
   const bool acquired = co_await lock.Acquire(env);
   h.AddStep(runtime.Now(), p, Outcome(lock, env, acquired), OpF::kAcquire, key);
-  co_await Checkpoint(runtime, env);
+  co_await Checkpoint{runtime, env};
   if (!acquired) co_return false;
 
   h.AddStep(runtime.Now(), p, OpType::kInvoke, OpF::kCs, key);
-  co_await Checkpoint(runtime, env);
+  co_await Checkpoint{runtime, env};
   if (tick) h.AddNumber(runtime.Now(), p, OpType::kOk, OpF::kJob, *tick);
   if (spec.reenter) {
     // Seed 004's nested call: a method that holds the lock calls another
@@ -109,10 +120,10 @@ Task<bool> Cycle(Runtime& runtime, ProcessEnv& env, Lock& lock, const ClientSpec
     co_await Work(runtime, env, lock, spec, workload, resource);
   }
   h.AddStep(runtime.Now(), p, OpType::kOk, OpF::kCs, key);
-  co_await Checkpoint(runtime, env);
+  co_await Checkpoint{runtime, env};
 
   h.AddStep(runtime.Now(), p, OpType::kInvoke, OpF::kRelease, key);
-  co_await Checkpoint(runtime, env);
+  co_await Checkpoint{runtime, env};
   const bool released = co_await lock.Release(env);
   h.AddStep(runtime.Now(), p, Outcome(lock, env, released), OpF::kRelease, key);
   co_return true;

@@ -34,6 +34,7 @@ class ProcessEnv : public Env {
 
   int process() const { return process_; }
   int actor() const { return actor_; }
+  int incarnation() const { return incarnation_; }
 
  private:
   Runtime* runtime_;
