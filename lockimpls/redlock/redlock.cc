@@ -19,10 +19,14 @@ Task<std::vector<Reply>> CallAll(Env& env, Command cmd, bool parallel, Nanos tim
   std::vector<Reply> replies;
   if (parallel) {
     std::vector<Task<Reply>> calls;
-    for (int node = 0; node < n; ++node) calls.push_back(env.Call(node, cmd, timeout));
+    for (int node = 0; node < n; ++node) {
+      calls.push_back(env.Call(node, env.CopyToSend(cmd), timeout));
+    }
     replies = co_await WhenAll(std::move(calls));
   } else {
-    for (int node = 0; node < n; ++node) replies.push_back(co_await env.Call(node, cmd, timeout));
+    for (int node = 0; node < n; ++node) {
+      replies.push_back(co_await env.Call(node, env.CopyToSend(cmd), timeout));
+    }
   }
   co_return replies;
 }

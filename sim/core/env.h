@@ -26,12 +26,19 @@ class Env {
   // Sends `cmd` to Redis node `node` (0-based) over this process's own
   // connection and awaits the reply. A transport failure (connection lost,
   // node unreachable) arrives as an error reply, never as an exception.
-  Task<Reply> Call(int node, Command cmd) { return Call(node, std::move(cmd), Nanos{0}); }
+  Task<Reply> Call(int node, Command&& cmd) { return Call(node, std::move(cmd), Nanos{0}); }
+  // The same for a command the caller keeps (a retry loop sends one again
+  // and again): copied now, with CopyToSend, not when the task starts.
+  Task<Reply> Call(int node, const Command& cmd) { return Call(node, CopyToSend(cmd), Nanos{0}); }
   // The same, giving up after `timeout` (when > 0, and before the
   // scenario's socket timeout if that is shorter): the connection is
   // abandoned and the reply is an error, the command's outcome unknown.
   // Redlock's per-node request timeout.
   virtual Task<Reply> Call(int node, Command cmd, Nanos timeout) = 0;
+  // A copy of `cmd` to send. The virtual world hands back the commands it
+  // has served, and a copy goes into their buffers: a retry's SET costs
+  // no allocation and no free.
+  virtual Command CopyToSend(const Command& cmd) { return cmd; }
 
   // Number of Redis nodes this process can talk to.
   virtual int NodeCount() const = 0;
@@ -86,6 +93,7 @@ class EnvWrapper : public Env {
   Task<Reply> Call(int node, Command cmd, Nanos timeout) override {
     return target_->Call(node, std::move(cmd), timeout);
   }
+  Command CopyToSend(const Command& cmd) override { return target_->CopyToSend(cmd); }
   int NodeCount() const override { return target_->NodeCount(); }
   Nanos Now() const override { return target_->Now(); }
   Task<void> SleepFor(Nanos d) override { return target_->SleepFor(d); }

@@ -157,6 +157,12 @@ Task<Reply> ProcessEnv::Call(int node, Command cmd, Nanos timeout) {
   co_return co_await awaiter;
 }
 
+Command ProcessEnv::CopyToSend(const Command& cmd) {
+  Command copy = runtime_->TakeServedCommand();
+  copy.assign(cmd.begin(), cmd.end());  // each string into a served one's buffer
+  return copy;
+}
+
 Task<void> ProcessEnv::SleepFor(Nanos d) {
   SleepAwaiter awaiter{runtime_, process_, incarnation_, d};
   co_await awaiter;

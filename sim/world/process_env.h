@@ -24,6 +24,7 @@ class ProcessEnv : public Env {
 
   using Env::Call;
   Task<Reply> Call(int node, Command cmd, Nanos timeout) override;
+  Command CopyToSend(const Command& cmd) override;
   int NodeCount() const override { return runtime_->NodeCount(); }
   Nanos Now() const override { return runtime_->LocalNow(process_); }
   Task<void> SleepFor(Nanos d) override;

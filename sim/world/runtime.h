@@ -163,6 +163,19 @@ class Runtime {
 
   History& history() { return history_; }
   const History& history() const { return history_; }
+
+  // Commands a world has served, kept (a few) with their strings' buffers
+  // for the next copy a client sends (ProcessEnv::CopyToSend); an empty
+  // command when none is kept.
+  void GiveBackCommand(Command cmd) {
+    if (served_commands_.size() < kServedCommandsKept) served_commands_.push_back(std::move(cmd));
+  }
+  Command TakeServedCommand() {
+    if (served_commands_.empty()) return {};
+    Command cmd = std::move(served_commands_.back());
+    served_commands_.pop_back();
+    return cmd;
+  }
   // Random streams, all derived from the run's seed: one for the network
   // (latencies), and one per process, named after it (a client's tokens, a
   // node's expiry sampling). Separate streams keep one change (an extra
@@ -313,6 +326,8 @@ class Runtime {
   uint64_t events_since_monitor_ = 0;
   std::vector<std::shared_ptr<void>> adopted_;
   Nanos call_timeout_{0};
+  static constexpr size_t kServedCommandsKept = 64;
+  std::vector<Command> served_commands_;
 };
 
 }  // namespace locksim

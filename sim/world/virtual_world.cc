@@ -400,6 +400,7 @@ void VirtualWorld::ServeRequest(uint32_t id) {
     }
   }
   m.replying = true;
+  GiveBackCommand(std::move(m.cmd));
   m.cmd.clear();
   Transmit(n.process, m.client, id);
 }

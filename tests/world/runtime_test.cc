@@ -140,6 +140,32 @@ TEST(RuntimeTest, CommandsReachTheVirtualNodeAndRepliesComeBack) {
   EXPECT_EQ(redis_ops, 4);
 }
 
+// A command the lock code keeps (and sends again) is copied into the
+// buffers of one the virtual world has served and handed back.
+TEST(RuntimeTest, ACommandCopiedToSendReusesTheBuffersOfAServedOne) {
+  VirtualWorld w({.seed = 7, .nodes = 1});
+  int p = w.AddProcess("A");
+  ProcessEnv env(&w, p);
+  std::vector<Reply> replies;
+  Nanos done_at{0};
+  w.Spawn(p, Nanos(0), SetThenGet(&env, &w, &replies, &done_at));
+  w.Run(seconds(1));
+  ASSERT_EQ(replies.size(), 2u);
+  EXPECT_EQ(replies[1], Reply::String("v"));  // GET k went as two arguments, not three
+  EXPECT_FALSE(w.TakeServedCommand().empty()) << "the world handed back what it served";
+  while (!w.TakeServedCommand().empty()) {
+  }
+
+  const std::string long_token(40, 't');
+  w.GiveBackCommand({"SET", long_token, "v", "NX", "PX", "5000"});
+  const Command copy = env.CopyToSend({"GET", std::string(30, 'k')});
+  EXPECT_EQ(copy, (Command{"GET", std::string(30, 'k')}));
+  EXPECT_GE(copy[1].capacity(), long_token.size()) << "the copy went into the served buffers";
+  EXPECT_TRUE(w.TakeServedCommand().empty());
+  // With nothing handed back, a copy is a plain copy.
+  EXPECT_EQ(env.CopyToSend({"PING"}), (Command{"PING"}));
+}
+
 Task<void> SleepLog(ProcessEnv* env, Runtime* w, Nanos d, std::vector<Nanos>* woke) {
   co_await env->SleepFor(d);
   woke->push_back(w->Now());
