@@ -144,6 +144,11 @@ const Op& History::AddStep(Nanos time, int actor, OpType type, OpF f, std::strin
   return Append(time, actor, type, f, Payload::kKey, it->second, -1, -1, nested);
 }
 
+uint32_t& History::LastOf(std::vector<uint32_t>* last, int actor) {
+  if (last->size() <= static_cast<size_t>(actor)) last->resize(static_cast<size_t>(actor) + 1, kNoSlot);
+  return (*last)[static_cast<size_t>(actor)];
+}
+
 bool History::SameCommand(uint32_t slot, const Command& cmd) const {
   const CommandSlot& c = commands_[slot];
   if (c.argc != cmd.size()) return false;
@@ -158,8 +163,7 @@ const Op& History::AddCommand(Nanos time, int actor, int node, const Command& cm
   // A client that retries sends the same command again and again (a lost
   // SET NX, every retry delay): its ops share the bytes stored the first
   // time (copying them was 7% of a contended run, callgrind).
-  if (last_command_.size() <= static_cast<size_t>(actor)) last_command_.resize(actor + 1, kNoSlot);
-  uint32_t& last = last_command_[static_cast<size_t>(actor)];
+  uint32_t& last = LastOf(&last_command_, actor);
   if (last != kNoSlot && SameCommand(last, cmd)) {
     return Append(time, actor, OpType::kInvoke, OpF::kRedis, Payload::kCommand, last, node);
   }
@@ -175,9 +179,11 @@ const Op& History::AddCommand(Nanos time, int actor, int node, const Command& cm
   return Append(time, actor, OpType::kInvoke, OpF::kRedis, Payload::kCommand, last, node);
 }
 
-const Op& History::AddReply(Nanos time, int actor, OpType type, int node, Reply reply) {
-  return Append(time, actor, type, OpF::kRedis, Payload::kReply,
-                Push(&replies_, std::move(reply)), node);
+const Op& History::AddReply(Nanos time, int actor, OpType type, int node, const Reply& reply) {
+  // As with commands: the retries' replies (nil, nil, ...) are stored once.
+  uint32_t& last = LastOf(&last_reply_, actor);
+  if (last == kNoSlot || !(replies_[last] == reply)) last = Push(&replies_, reply);
+  return Append(time, actor, type, OpF::kRedis, Payload::kReply, last, node);
 }
 
 const Op& History::AddNumber(Nanos time, int actor, OpType type, OpF f, int64_t value,

@@ -191,8 +191,9 @@ class History {
   // into the history's command buffer, so the caller keeps `cmd` to send;
   // an actor's command equal to its last one shares that one's bytes.
   const Op& AddCommand(Nanos time, int actor, int node, const Command& cmd);
-  // The reply to it: ok, or info for a reply that never came in time.
-  const Op& AddReply(Nanos time, int actor, OpType type, int node, Reply reply);
+  // The reply to it: ok, or info for a reply that never came in time. An
+  // actor's reply equal to its last one shares that one's copy.
+  const Op& AddReply(Nanos time, int actor, OpType type, int node, const Reply& reply);
   const Op& AddNumber(Nanos time, int actor, OpType type, OpF f, int64_t value,
                       std::optional<int64_t> token = std::nullopt);
   const Op& AddReplyCheck(Nanos time, int actor, OpType type, ReplyCheck check);
@@ -246,6 +247,8 @@ class History {
     table->push_back(std::forward<Value>(value));
     return static_cast<uint32_t>(table->size() - 1);
   }
+  // The slot of `actor`'s last value in a table (`last`: by actor).
+  static uint32_t& LastOf(std::vector<uint32_t>* last, int actor);
   // Whether the command in `slot` has exactly `cmd`'s arguments.
   bool SameCommand(uint32_t slot, const Command& cmd) const;
   const Op& Append(Nanos time, int actor, OpType type, OpF f, Payload payload, uint32_t slot,
@@ -266,6 +269,7 @@ class History {
   static constexpr uint32_t kNoSlot = UINT32_MAX;
   std::vector<uint32_t> last_command_;  // by actor: the slot of its last command
   std::deque<Reply> replies_;
+  std::vector<uint32_t> last_reply_;  // by actor: the slot of its last reply
   std::deque<Number> numbers_;
   std::deque<ReplyCheck> reply_checks_;
   std::deque<KeyState> states_;

@@ -311,10 +311,10 @@ void RealWorld::DrainTapped() {
         break;
       case ProxyHub::Tapped::Kind::kReply:
         if (!open.empty()) {
-          Answered(open.front(), &t.reply);  // before the reply is moved into the history
+          Answered(open.front(), &t.reply);  // before the history records the reply
           open.pop_front();
         }
-        history().AddReply(now_, actor, OpType::kOk, group, std::move(t.reply));
+        history().AddReply(now_, actor, OpType::kOk, group, t.reply);
         break;
       case ProxyHub::Tapped::Kind::kUndecodable:
         history().AddAdapterMessage(now_, actor, OpType::kInfo,

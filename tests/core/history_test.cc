@@ -68,6 +68,30 @@ TEST(HistoryTest, RepeatedCommandsReadBackAsSentWhoeverSentThem) {
   }
 }
 
+// So are replies: a retry's nil, again and again.
+TEST(HistoryTest, RepeatedRepliesReadBackAsReceivedWhoeverReceivedThem) {
+  History h;
+  const int a = h.AddActor("A");
+  const int b = h.AddActor("B");
+  Reply array = Reply::Array({});
+  array.elements.push_back(Reply::Integer(1));
+  Reply longer = array;
+  longer.elements.push_back(Reply::Nil());
+  const std::vector<std::pair<int, Reply>> got = {
+      {a, Reply::Nil()},       {a, Reply::Nil()},  {b, Reply::Ok()},   {a, Reply::Nil()},
+      {b, Reply::Nil()},       {a, Reply::Ok()},   {a, Reply::Integer(1)}, {a, Reply::Integer(0)},
+      {a, Reply::String("1")}, {a, array},         {a, longer},        {a, array},
+      {a, Reply::Error("ERR x")}, {a, Reply::Nil()},
+  };
+  for (const auto& [actor, reply] : got) h.AddReply(milliseconds(1), actor, OpType::kOk, 0, reply);
+  ASSERT_EQ(h.size(), got.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(h.ops()[i].actor, got[i].first);
+    EXPECT_EQ(h.reply(h.ops()[i]), got[i].second);
+  }
+}
+
 TEST(HistoryTest, CommandNamesCompareInAnyCase) {
   EXPECT_TRUE(CommandNameIs("exec", "EXEC"));
   EXPECT_TRUE(CommandNameIs("ExEc", "exec"));
