@@ -36,8 +36,9 @@ class Env {
   // Redlock's per-node request timeout.
   virtual Task<Reply> Call(int node, Command cmd, Nanos timeout) = 0;
   // A copy of `cmd` to send. The virtual world hands back the commands it
-  // has served, and a copy goes into their buffers: a retry's SET costs
-  // no allocation and no free.
+  // has served, and a copy goes into one of them: a retry's SET then
+  // reuses its strings' buffers instead of allocating new ones (when none
+  // is at hand, or one too small, it allocates as a plain copy does).
   virtual Command CopyToSend(const Command& cmd) { return cmd; }
 
   // Number of Redis nodes this process can talk to.
