@@ -817,7 +817,7 @@ int LuaScripting::GenericCommand(lua_State* L, bool raise_error) {
       !((spec->arity > 0 && argc != spec->arity) || argc < -spec->arity)) {
     reply = Reply::Error("ERR Write commands are not allowed from read-only scripts.");
   } else {
-    reply = server_->Dispatch(argv, /*from_script=*/true);
+    reply = server_->Dispatch(argv, /*from_script=*/true, spec);
   }
   // L: the running coroutine's stack, not L_'s.
   PushReply(L, reply, resp_, resp_ == 3 ? ShapeOf(argv) : Resp3Shape::kPlain);

@@ -99,7 +99,7 @@ Reply VirtualRedis::Execute(ConnId conn, const Command& argv, int64_t now_ms) {
   // there is more than one: Redis 7.0 afterCommand() ->
   // propagatePendingCommands().
   ++effects_depth_;
-  Reply reply = Dispatch(argv, /*from_script=*/false);
+  Reply reply = Dispatch(argv, /*from_script=*/false, argv.empty() ? nullptr : Lookup(argv[0]));
   --effects_depth_;
   FlushEffects();
   conn_ = nullptr;
@@ -118,8 +118,7 @@ size_t VirtualRedis::Subscriptions(ConnId conn) const {
 
 // processCommand(): the checks a command passes before it runs or is
 // queued, in Redis 7.0's order.
-Reply VirtualRedis::Dispatch(const Command& argv, bool from_script) {
-  const CommandSpec* spec = argv.empty() ? nullptr : Lookup(argv[0]);
+Reply VirtualRedis::Dispatch(const Command& argv, bool from_script, const CommandSpec* spec) {
   const int argc = static_cast<int>(argv.size());
   // rejectCommand(): inside MULTI, an error while queueing aborts the EXEC;
   // a rejected EXEC itself discards the transaction (execCommandAbort).

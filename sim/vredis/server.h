@@ -211,8 +211,9 @@ class VirtualRedis {
 
   // Runs one command for the current connection: checks, MULTI queueing,
   // then Call(). `from_script` selects the error wording Redis uses inside
-  // scripts.
-  Reply Dispatch(const Command& argv, bool from_script);
+  // scripts. `spec` is Lookup(argv[0]) (null: unknown, or no arguments),
+  // which redis.call has looked up already for its own check.
+  Reply Dispatch(const Command& argv, bool from_script, const CommandSpec* spec);
   // Executes a looked-up command and propagates its effects (server.c call()).
   Reply Call(const CommandSpec& spec, const Command& argv);
 
