@@ -134,16 +134,41 @@ Runtime::Body Runtime::Take(uint32_t slot) {
   return bodies_[slot];
 }
 
+// A 4-ary heap: half the levels of a binary one, and a node's four
+// children side by side in memory. Keys are unique (seq), so the order
+// events come out in is the same whatever the heap's shape.
 void Runtime::PushKey(Key key) {
+  size_t i = queue_.size();
   queue_.push_back(key);
-  std::push_heap(queue_.begin(), queue_.end(), Later{});
+  while (i > 0) {
+    const size_t parent = (i - 1) / kArity;
+    if (!Later{}(queue_[parent], key)) break;
+    queue_[i] = queue_[parent];
+    i = parent;
+  }
+  queue_[i] = key;
 }
 
 Runtime::Key Runtime::PopKey() {
-  std::pop_heap(queue_.begin(), queue_.end(), Later{});
-  const Key k = queue_.back();
+  const Key top = queue_.front();
+  const Key last = queue_.back();
   queue_.pop_back();
-  return k;
+  const size_t n = queue_.size();
+  if (n == 0) return top;
+  size_t i = 0;
+  for (;;) {
+    const size_t first = kArity * i + 1;
+    if (first >= n) break;
+    size_t least = first;
+    for (size_t c = first + 1; c < std::min(first + kArity, n); ++c) {
+      if (Later{}(queue_[least], queue_[c])) least = c;
+    }
+    if (!Later{}(last, queue_[least])) break;
+    queue_[i] = queue_[least];
+    i = least;
+  }
+  queue_[i] = last;
+  return top;
 }
 
 Runtime::Key Runtime::BreakTie(Key k) {
@@ -187,8 +212,10 @@ Runtime::Key Runtime::BreakTie(Key k) {
   const size_t pick = chooser_->First(now_, among);
   if (pick == 0 || pick >= candidates.size()) return k;
   const Candidate& chosen = candidates[pick];
-  queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(chosen.index));
-  std::make_heap(queue_.begin(), queue_.end(), Later{});
+  std::vector<Key> rest;
+  rest.swap(queue_);
+  rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(chosen.index));
+  for (const Key& key : rest) PushKey(key);
   PushKey(k);
   return chosen.key;
 }

@@ -292,7 +292,8 @@ class Runtime {
   // Livelock guard: events run at the current instant.
   Nanos instant_{-1};
   uint64_t events_at_instant_ = 0;
-  std::vector<Key> queue_;      // a binary heap under Later
+  static constexpr size_t kArity = 4;
+  std::vector<Key> queue_;      // a 4-ary heap under Later (PushKey, PopKey)
   std::vector<Body> bodies_;    // the events' owners and what they do
   std::vector<uint32_t> free_;  // unused slots of bodies_
   std::vector<Callback> callbacks_;        // of the kCallback events
