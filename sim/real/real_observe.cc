@@ -139,10 +139,13 @@ bool ChangedNothing(const Command& cmd, const Reply& r) {
 // (AwaitingAnswers), so it builds no string.
 bool Holds(const Command& cmd, const std::string& text) {
   if (text.empty()) return false;
+  // A part of `text` counts only when a newline follows it (a hash's
+  // field): in a value without one, only the whole value can match.
+  const bool fields = text.find('\n') != std::string::npos;
   for (size_t i = 1; i < cmd.size(); ++i) {
     const std::string& a = cmd[i];
     if (a == text) return true;
-    if (a.size() < 8) continue;
+    if (!fields || a.size() < 8) continue;
     for (size_t at = text.find(a); at != std::string::npos; at = text.find(a, at + 1)) {
       if (at + a.size() < text.size() && text[at + a.size()] == '\n') return true;
     }
@@ -627,8 +630,15 @@ std::vector<RealWorld::Flight*> RealWorld::RecentFlights(const Snapshot& s) {
     const bool retired = g->retired >= Nanos{0} && g->retired < s.at;
     if (g->physical == s.physical && !g->cmd.empty() && !retired) out.push_back(g);
   }
-  // Ids are numbered as the commands are sent.
-  std::sort(out.begin(), out.end(), [](const Flight* a, const Flight* b) { return a->id < b->id; });
+  // Ids are numbered as the commands are sent. The answered ones were
+  // added newest first: in one client's steady run that alone is the
+  // order reversed, which needs no sort.
+  auto by_id = [](const Flight* a, const Flight* b) { return a->id < b->id; };
+  if (std::is_sorted(out.rbegin(), out.rend(), by_id)) {
+    std::reverse(out.begin(), out.end());
+  } else if (!std::is_sorted(out.begin(), out.end(), by_id)) {
+    std::sort(out.begin(), out.end(), by_id);
+  }
   return out;
 }
 
@@ -663,25 +673,32 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
     if (!ran.empty()) return earliest(ran);
     if (!wrote.empty()) return earliest(wrote);
   }
-  std::vector<const Flight*> candidates;
-  for (const Flight* f : recent) {
-    const bool can = std::any_of(s.events.begin(), s.events.end(),
-                                 [&](const std::string& e) { return CanCause(f->cmd[0], e); });
-    if (f->sent <= s.at && can) candidates.push_back(f);
-  }
-  if (candidates.empty()) return -1;
+  // Those sent before the events came that can cause one of them (the
+  // name test last: it is the dearest).
+  auto candidate = [&](const Flight* f) {
+    return f->sent <= s.at && std::any_of(s.events.begin(), s.events.end(), [&](const std::string& e) {
+             return CanCause(f->cmd[0], e);
+           });
+  };
   if (absent) {
     // A compare-and-delete names the value it deletes; a plain DEL does not.
     std::vector<const Flight*> best;
-    for (const Flight* f : candidates) {
-      if (Holds(f->cmd, value)) best.push_back(f);
-    }
-    if (best.empty()) {
-      for (const Flight* f : candidates) {
-        if (OneOf(f->cmd[0], {"DEL", "UNLINK", "GETDEL"})) best.push_back(f);
-      }
+    for (const Flight* f : recent) {
+      if (Holds(f->cmd, value) && candidate(f)) best.push_back(f);
     }
     if (!best.empty()) return earliest(best);
+  }
+  std::vector<const Flight*> candidates;
+  for (const Flight* f : recent) {
+    if (candidate(f)) candidates.push_back(f);
+  }
+  if (candidates.empty()) return -1;
+  if (absent) {
+    std::vector<const Flight*> dels;
+    for (const Flight* f : candidates) {
+      if (OneOf(f->cmd[0], {"DEL", "UNLINK", "GETDEL"})) dels.push_back(f);
+    }
+    if (!dels.empty()) return earliest(dels);
   }
   return earliest(candidates);
 }
