@@ -137,9 +137,7 @@ Runtime::Body Runtime::Take(uint32_t slot) {
 // A 4-ary heap: half the levels of a binary one, and a node's four
 // children side by side in memory. Keys are unique (seq), so the order
 // events come out in is the same whatever the heap's shape.
-void Runtime::PushKey(Key key) {
-  size_t i = queue_.size();
-  queue_.push_back(key);
+void Runtime::SiftUp(size_t i, Key key) {
   while (i > 0) {
     const size_t parent = (i - 1) / kArity;
     if (!Later{}(queue_[parent], key)) break;
@@ -149,13 +147,8 @@ void Runtime::PushKey(Key key) {
   queue_[i] = key;
 }
 
-Runtime::Key Runtime::PopKey() {
-  const Key top = queue_.front();
-  const Key last = queue_.back();
-  queue_.pop_back();
+void Runtime::SiftDown(size_t i, Key key) {
   const size_t n = queue_.size();
-  if (n == 0) return top;
-  size_t i = 0;
   for (;;) {
     const size_t first = kArity * i + 1;
     if (first >= n) break;
@@ -163,11 +156,38 @@ Runtime::Key Runtime::PopKey() {
     for (size_t c = first + 1; c < std::min(first + kArity, n); ++c) {
       if (Later{}(queue_[least], queue_[c])) least = c;
     }
-    if (!Later{}(last, queue_[least])) break;
+    if (!Later{}(key, queue_[least])) break;
     queue_[i] = queue_[least];
     i = least;
   }
-  queue_[i] = last;
+  queue_[i] = key;
+}
+
+void Runtime::PushKey(Key key) {
+  queue_.push_back(key);
+  SiftUp(queue_.size() - 1, key);
+}
+
+Runtime::Key Runtime::TakeKeyAt(size_t i) {
+  const Key taken = queue_[i];
+  const Key last = queue_.back();
+  queue_.pop_back();
+  if (i < queue_.size()) {
+    // The last key fills the hole, and moves up or down from there.
+    if (i > 0 && Later{}(queue_[(i - 1) / kArity], last)) {
+      SiftUp(i, last);
+    } else {
+      SiftDown(i, last);
+    }
+  }
+  return taken;
+}
+
+Runtime::Key Runtime::PopKey() {
+  const Key top = queue_.front();
+  const Key last = queue_.back();
+  queue_.pop_back();
+  if (!queue_.empty()) SiftDown(0, last);
   return top;
 }
 
@@ -212,12 +232,9 @@ Runtime::Key Runtime::BreakTie(Key k) {
   const size_t pick = chooser_->First(now_, among);
   if (pick == 0 || pick >= candidates.size()) return k;
   const Candidate& chosen = candidates[pick];
-  std::vector<Key> rest;
-  rest.swap(queue_);
-  rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(chosen.index));
-  for (const Key& key : rest) PushKey(key);
+  const Key taken = TakeKeyAt(chosen.index);
   PushKey(k);
-  return chosen.key;
+  return taken;
 }
 
 void Runtime::Pause(int process, Nanos until) {

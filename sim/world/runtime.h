@@ -270,6 +270,11 @@ class Runtime {
   void AddProcessRecord(std::string name, int actor);
   void PushKey(Key key);
   Key PopKey();
+  // Takes the key at `i` out of the heap (a tie's pick).
+  Key TakeKeyAt(size_t i);
+  // Puts `key` at hole `i` of the heap, moving it up or down to its place.
+  void SiftUp(size_t i, Key key);
+  void SiftDown(size_t i, Key key);
   // Copies an event out of its slot and frees the slot.
   Body Take(uint32_t body);
   bool AllTasksDone() const { return live_tasks_ == 0; }
