@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
+#include <iterator>
 
 #include "sim/core/errors.h"
 #include "sim/core/interrupt.h"
@@ -618,27 +619,24 @@ void RealWorld::Answered(uint64_t id, const Reply* reply) {
 // given up on and not retired by then.
 std::vector<RealWorld::Flight*> RealWorld::RecentFlights(const Snapshot& s) {
   std::vector<Flight*> out;
+  // Answered within kRecentReply, oldest first (answered_ is by time).
+  auto from = answered_.end();
+  while (from != answered_.begin() && s.at - std::prev(from)->replied <= kRecentReply) --from;
+  for (auto a = from; a != answered_.end(); ++a) {
+    if (a->physical == s.physical && a->has_cmd) out.push_back(a->flight);
+  }
   for (uint64_t id : open_flights_) {
     Flight& f = flights_.at(id);
     if (f.physical == s.physical && !f.cmd.empty()) out.push_back(&f);
-  }
-  for (auto a = answered_.rbegin(); a != answered_.rend(); ++a) {
-    if (s.at - a->replied > kRecentReply) break;
-    if (a->physical == s.physical && a->has_cmd) out.push_back(a->flight);
   }
   for (Flight* g : given_up_) {
     const bool retired = g->retired >= Nanos{0} && g->retired < s.at;
     if (g->physical == s.physical && !g->cmd.empty() && !retired) out.push_back(g);
   }
-  // Ids are numbered as the commands are sent. The answered ones were
-  // added newest first: in one client's steady run that alone is the
-  // order reversed, which needs no sort.
+  // Ids are numbered as the commands are sent. In one client's steady run
+  // the list is in that order already (answered, then the one in flight).
   auto by_id = [](const Flight* a, const Flight* b) { return a->id < b->id; };
-  if (std::is_sorted(out.rbegin(), out.rend(), by_id)) {
-    std::reverse(out.begin(), out.end());
-  } else if (!std::is_sorted(out.begin(), out.end(), by_id)) {
-    std::sort(out.begin(), out.end(), by_id);
-  }
+  if (!std::is_sorted(out.begin(), out.end(), by_id)) std::sort(out.begin(), out.end(), by_id);
   return out;
 }
 
