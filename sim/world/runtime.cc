@@ -119,19 +119,7 @@ Runtime::Callback Runtime::TakeCallback(uint32_t slot) {
 void Runtime::Push(Nanos at, Nanos due, int process, int incarnation, Body body) {
   body.process = process;
   body.incarnation = incarnation < 0 ? processes_[process].incarnation : incarnation;
-  if (free_.empty()) {
-    free_.push_back(static_cast<uint32_t>(bodies_.size()));
-    bodies_.emplace_back();
-  }
-  const uint32_t slot = free_.back();
-  free_.pop_back();
-  bodies_[slot] = body;
-  PushKey(Key{at, due, next_seq_++, slot});
-}
-
-Runtime::Body Runtime::Take(uint32_t slot) {
-  free_.push_back(slot);
-  return bodies_[slot];
+  PushKey(Key{at, due, next_seq_++, body});
 }
 
 // A 4-ary heap: half the levels of a binary one, and a node's four
@@ -192,7 +180,7 @@ Runtime::Key Runtime::PopKey() {
 }
 
 Runtime::Key Runtime::BreakTie(Key k) {
-  const Body& mine = bodies_[k.body];
+  const Body& mine = k.body;
   auto stream = [this](const Body& b) {
     return b.kind == Kind::kWorld ? WorldEventStream(b.tag) : uint64_t{0};
   };
@@ -204,7 +192,7 @@ Runtime::Key Runtime::BreakTie(Key k) {
   std::vector<Candidate> candidates{{stream(mine), k, queue_.size()}};
   for (size_t i = 0; i < queue_.size(); ++i) {
     const Key& q = queue_[i];
-    const Body& b = bodies_[q.body];
+    const Body& b = q.body;
     // An AtFirst event (due: min; a pause's end, a key's expiry looked at)
     // goes first by design: not a tie.
     if (q.at != k.at || q.due != k.due || b.process != mine.process ||
@@ -225,7 +213,7 @@ Runtime::Key Runtime::BreakTie(Key k) {
             [](const Candidate& a, const Candidate& b) { return a.key.seq < b.key.seq; });
   std::vector<std::string> among;
   for (const Candidate& c : candidates) {
-    const Body& b = bodies_[c.key.body];
+    const Body& b = c.key.body;
     among.push_back(b.kind == Kind::kWorld ? WorldEventStreamName(b.tag)
                                            : ProcessName(b.process) + " (own)");
   }
@@ -292,13 +280,10 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
     if (now_ >= deadline) break;
     while (!queue_.empty() && queue_.front().at <= now_) {
       const Key k = PopKey();
-      const Body& b = bodies_[k.body];
-      const Process& owner = processes_[b.process];
-      if (owner.crashed || owner.incarnation != b.incarnation) {  // died with it
-        const Body dead = Take(k.body);
-        if (dead.kind == Kind::kWorld) DropWorldEvent(dead.tag);
-        // Destroyed here, after its slot is free.
-        if (dead.kind == Kind::kCallback) TakeCallback(dead.tag);
+      const Process& owner = processes_[k.body.process];
+      if (owner.crashed || owner.incarnation != k.body.incarnation) {  // died with it
+        if (k.body.kind == Kind::kWorld) DropWorldEvent(k.body.tag);
+        if (k.body.kind == Kind::kCallback) TakeCallback(k.body.tag);  // destroyed here
         continue;
       }
       if (owner.paused_until > now_) {
@@ -316,10 +301,7 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
                         " events at one instant (" + FormatDuration(now_) +
                         "): time no longer advances (a zero delay in a loop?)");
       }
-      // Out of its slot first: it may schedule events, which may reuse the
-      // slot or grow bodies_.
-      const Body event =
-          Take(chooser_ != nullptr && k.due != Nanos::min() ? BreakTie(k).body : k.body);
+      const Body event = chooser_ != nullptr && k.due != Nanos::min() ? BreakTie(k).body : k.body;
       switch (event.kind) {
         case Kind::kCallback: TakeCallback(event.tag)(); break;
         case Kind::kResume: event.handle.resume(); break;

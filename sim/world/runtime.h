@@ -231,21 +231,13 @@ class Runtime {
   // Events run in (at, due, seq) order. `due` is when the event first fell
   // due: an event deferred by a pause runs at the pause's end with its old
   // `due`, so it keeps its place before anything that was due later.
-  // The heap holds only these small keys; what an event does lives in
-  // `bodies_`, so sifting the heap moves 32 bytes, never a std::function
-  // (moving the callbacks was a fifth of a virtual run, callgrind). An
-  // event is a tagged value of plain words: a coroutine to resume, a world
-  // event, or (for the rarer kinds: faults, cron, timeouts) a callback,
-  // which waits in `callbacks_` and alone costs an allocation. Bodies are
-  // copied in and out of their slots, with no std::function to move
-  // (that move, and clearing the slot after it, were a third of the
-  // queue's cost per event).
-  struct Key {
-    Nanos at;
-    Nanos due;
-    uint64_t seq;
-    uint32_t body;  // index into bodies_
-  };
+  // An event is a tagged value of plain words, kept in the heap itself: a
+  // coroutine to resume, a world event, or (for the rarer kinds: faults,
+  // cron, timeouts) a callback, which waits in `callbacks_` and alone costs
+  // an allocation, so that sifting the heap never moves a std::function
+  // (moving the callbacks was a fifth of a virtual run, callgrind). A
+  // heap entry is 48 bytes; a run's queue holds a handful of them (seven
+  // in bench/scenarios/sweep-10k.json).
   enum class Kind : uint8_t { kCallback, kResume, kWorld };
   struct Body {
     int process = 0;
@@ -253,6 +245,12 @@ class Runtime {
     Kind kind = Kind::kCallback;
     uint32_t tag = 0;                 // kWorld: the world's tag; kCallback: into callbacks_
     std::coroutine_handle<> handle;   // kResume
+  };
+  struct Key {
+    Nanos at;
+    Nanos due;
+    uint64_t seq;
+    Body body;
   };
   struct Later {
     bool operator()(const Key& a, const Key& b) const {
@@ -275,8 +273,6 @@ class Runtime {
   // Puts `key` at hole `i` of the heap, moving it up or down to its place.
   void SiftUp(size_t i, Key key);
   void SiftDown(size_t i, Key key);
-  // Copies an event out of its slot and frees the slot.
-  Body Take(uint32_t body);
   bool AllTasksDone() const { return live_tasks_ == 0; }
   // With a chooser: `k` (popped, its process able to run) and the events of
   // its process due at the same instant on other streams are a tie; the
@@ -299,8 +295,6 @@ class Runtime {
   uint64_t events_at_instant_ = 0;
   static constexpr size_t kArity = 4;
   std::vector<Key> queue_;      // a 4-ary heap under Later (PushKey, PopKey)
-  std::vector<Body> bodies_;    // the events' owners and what they do
-  std::vector<uint32_t> free_;  // unused slots of bodies_
   std::vector<Callback> callbacks_;        // of the kCallback events
   std::vector<uint32_t> free_callbacks_;  // unused slots of callbacks_
   struct Process {
