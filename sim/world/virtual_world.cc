@@ -125,10 +125,9 @@ void VirtualWorld::HealAll() {
 }
 
 int& VirtualWorld::GenerationOf(int actor, int group) {
-  if (generations_.size() <= static_cast<size_t>(actor)) generations_.resize(actor + 1);
-  std::vector<int>& of = generations_[static_cast<size_t>(actor)];
-  if (of.size() <= static_cast<size_t>(group)) of.resize(group + 1, 0);
-  return of[static_cast<size_t>(group)];
+  const size_t at = static_cast<size_t>(actor) * groups_.size() + static_cast<size_t>(group);
+  if (generations_.size() <= at) generations_.resize(at + 1, 0);
+  return generations_[at];
 }
 
 VirtualWorld::Conn& VirtualWorld::ConnOf(int actor, int physical) {

@@ -159,9 +159,10 @@ class VirtualWorld : public World {
   std::map<std::pair<int, int>, Link> links_;       // faults per (from, to)
   std::vector<Message> messages_;
   std::vector<uint32_t> free_messages_;
-  // By client thread, then group: the connection generation, bumped when
-  // the client abandons the connection, which drops what is in flight on it.
-  std::vector<std::vector<int>> generations_;
+  // By client thread, then group (at actor * groups + group): the
+  // connection generation, bumped when the client abandons the connection,
+  // which drops what is in flight on it.
+  std::vector<int> generations_;
   // actor -> the client process it sends from (set by Send), so that a
   // connection closed by a timeout can leave its stream behind.
   std::vector<int> client_of_;
