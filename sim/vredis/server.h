@@ -90,6 +90,7 @@ class VirtualRedis {
   // absolute expiry times (SET ... PXAT, PEXPIREAT), expirations as DEL,
   // scripts and transactions by their effects inside MULTI/EXEC.
   std::vector<Command> TakeReplicationStream();
+  bool HasReplicationStream() const { return !repl_stream_.empty(); }
   // Turns this node into a replica (writes from clients get READONLY; keys
   // are not expired locally, only hidden) or back into a master.
   void SetReplica(bool replica);

@@ -131,10 +131,9 @@ int& VirtualWorld::GenerationOf(int actor, int group) {
 }
 
 VirtualWorld::Conn& VirtualWorld::ConnOf(int actor, int physical) {
-  if (conns_.size() <= static_cast<size_t>(actor)) conns_.resize(actor + 1);
-  std::vector<Conn>& of = conns_[static_cast<size_t>(actor)];
-  if (of.size() <= static_cast<size_t>(physical)) of.resize(physical + 1);
-  return of[static_cast<size_t>(physical)];
+  const size_t at = static_cast<size_t>(actor) * nodes_.size() + static_cast<size_t>(physical);
+  if (conns_.size() <= at) conns_.resize(at + 1);
+  return conns_[at];
 }
 
 void VirtualWorld::Abandon(int actor, int node) {
@@ -390,11 +389,8 @@ void VirtualWorld::ServeRequest(uint32_t id) {
     ScheduleCron(physical);
     // TODO(issue 4): deliver pub/sub pushes to subscribed clients.
     if (n.redis->HasPushes()) {
-      for (std::vector<Conn>& of : conns_) {
-        if (of.size() > static_cast<size_t>(physical) && of[physical].open &&
-            of[physical].epoch == n.epoch) {
-          n.redis->TakePushes(of[physical].id);
-        }
+      for (size_t at = static_cast<size_t>(physical); at < conns_.size(); at += nodes_.size()) {
+        if (conns_[at].open && conns_[at].epoch == n.epoch) n.redis->TakePushes(conns_[at].id);
       }
     }
   }
@@ -414,8 +410,9 @@ void VirtualWorld::DeliverReply(uint32_t id) {
 }
 
 void VirtualWorld::Replicate(int physical) {
+  // Most commands write nothing, and with no replica nothing is kept.
+  if (!nodes_[physical].redis->HasReplicationStream()) return;
   std::vector<Command> effects = nodes_[physical].redis->TakeReplicationStream();
-  if (effects.empty()) return;
   const Node& master = nodes_[physical];
   for (int member : groups_[master.group].members) {
     Node& replica = nodes_[member];
@@ -470,8 +467,8 @@ void VirtualWorld::CrashNode(int physical, bool power_loss) {
   n.up = false;
   ++n.epoch;
   // Its connections are gone: a client's next command opens a new one.
-  for (std::vector<Conn>& of : conns_) {
-    if (of.size() > static_cast<size_t>(physical)) of[static_cast<size_t>(physical)].open = false;
+  for (size_t at = static_cast<size_t>(physical); at < conns_.size(); at += nodes_.size()) {
+    conns_[at].open = false;
   }
 }
 

@@ -188,8 +188,8 @@ class VirtualWorld : public World {
                           int64_t now_ms);
   // By physical node, then by index in watched_.
   std::vector<std::vector<Observed>> observed_;
-  // By client thread, then physical node.
-  std::vector<std::vector<Conn>> conns_;
+  // By client thread, then physical node (at actor * nodes + physical).
+  std::vector<Conn> conns_;
 };
 
 }  // namespace locksim
