@@ -200,7 +200,7 @@ void VirtualWorld::Observe(int physical, int cause) {
   }
 }
 
-bool VirtualWorld::TimeMayHaveChanged(int physical) const {
+bool VirtualWorld::TimeMayHaveChanged(int physical, int64_t now_ms) const {
   // Every change to a node's keys but an expiry is observed as it is made
   // (after a command, a replicated write, a fault, cron, a restart), so
   // until a key seen with a TTL is past it, a look finds what the last one
@@ -209,7 +209,6 @@ bool VirtualWorld::TimeMayHaveChanged(int physical) const {
   if (static_cast<size_t>(physical) >= observed_.size()) return true;
   const std::vector<Observed>& seen = observed_[static_cast<size_t>(physical)];
   if (seen.size() != watched_.size()) return true;
-  const int64_t now_ms = NodeMillis(physical);
   for (const Observed& o : seen) {
     if (!o.looked) return true;
     // As LookAtKey decides that a key has expired.
@@ -370,9 +369,10 @@ void VirtualWorld::ServeRequest(uint32_t id) {
     m.reply = Reply::Error("ERR locksim: connection refused by " + ProcessName(n.process) +
                            " (node down)");
   } else {
-    if (TimeMayHaveChanged(physical)) Observe(physical);  // what time alone changed
+    const int64_t now_ms = NodeMillis(physical);
+    if (TimeMayHaveChanged(physical, now_ms)) Observe(physical);  // what time alone changed
     const int64_t dirty = n.redis->dirty();
-    m.reply = n.redis->Execute(ConnectionOf(m.actor, physical), m.cmd, NodeMillis(physical));
+    m.reply = n.redis->Execute(ConnectionOf(m.actor, physical), m.cmd, now_ms);
     // Virtual time cannot wait for a script that does not end: the run
     // stops, naming it.
     if (std::optional<std::string> runaway = n.redis->TakeRunawayScript()) {

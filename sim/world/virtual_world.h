@@ -179,10 +179,11 @@ class VirtualWorld : public World {
   // clock reads its expiry + 1 ms (if it has one): one pending look per key,
   // not one per state the key went through.
   void LookAtExpiry(int physical, size_t k);
-  // Whether a look at the node now could find a change that nobody
-  // observed yet: false when every watched key was looked at and none has
-  // an expiry it is past (the look before a command is then skipped).
-  bool TimeMayHaveChanged(int physical) const;
+  // Whether a look at the node now (its clock reading `now_ms`) could find
+  // a change that nobody observed yet: false when every watched key was
+  // looked at and none has an expiry it is past (the look before a command
+  // is then skipped).
+  bool TimeMayHaveChanged(int physical, int64_t now_ms) const;
   // The history's record of what was seen at node time `now_ms`.
   static KeyState StateOf(const std::string& key, const VirtualRedis::KeySeen& seen,
                           int64_t now_ms);
