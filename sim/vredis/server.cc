@@ -33,11 +33,13 @@ bool StringToInt64(std::string_view s, int64_t* out) {
     if (++i == s.size()) return false;
   }
   if (s[i] < '1' || s[i] > '9') return false;
+  // Nineteen digits always fit in 64 bits; only a longer number can wrap.
+  const bool may_wrap = s.size() - i > 19;
   uint64_t v = 0;
   for (; i < s.size(); ++i) {
     if (s[i] < '0' || s[i] > '9') return false;
     uint64_t digit = static_cast<uint64_t>(s[i] - '0');
-    if (v > (UINT64_MAX - digit) / 10) return false;
+    if (may_wrap && v > (UINT64_MAX - digit) / 10) return false;
     v = v * 10 + digit;
   }
   if (negative) {

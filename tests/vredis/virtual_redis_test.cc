@@ -95,6 +95,31 @@ TEST_F(VirtualRedisTest, AScriptMemoryLimitEndsTheScriptThatPassesIt) {
   EXPECT_TRUE(Do({"PING"}).type == Reply::Type::kStatus);
 }
 
+// Redis's string2ll (util.c): the integers a command argument may hold,
+// exactly; what Redis refuses, refused.
+TEST(StringToInt64Test, AcceptsAndRefusesAsRedisDoes) {
+  const std::pair<const char*, int64_t> good[] = {
+      {"0", 0},
+      {"5000", 5000},
+      {"-1", -1},
+      {"1234567890123456789", 1234567890123456789},     // 19 digits
+      {"9223372036854775807", INT64_MAX},               // 19 digits
+      {"-9223372036854775808", INT64_MIN},              // 19 digits and '-'
+  };
+  for (const auto& [text, value] : good) {
+    int64_t out = 42;
+    EXPECT_TRUE(StringToInt64(text, &out)) << text;
+    EXPECT_EQ(out, value) << text;
+  }
+  for (const char* text : {"", "-", "-0", "00", "01", "+1", " 1", "1 ", "1x", "0x10",
+                           "9223372036854775808", "-9223372036854775809",
+                           "18446744073709551615", "18446744073709551616",
+                           "99999999999999999999", "100000000000000000000"}) {
+    int64_t out = 42;
+    EXPECT_FALSE(StringToInt64(text, &out)) << text;
+  }
+}
+
 TEST_F(VirtualRedisTest, SetNxOnlySetsAMissingKey) {
   EXPECT_TRUE(Do({"SET", "k", "a", "NX"}).IsOk());
   EXPECT_TRUE(Do({"SET", "k", "b", "NX"}).IsNil());
