@@ -69,7 +69,7 @@ struct CallAwaiter final : ReplySink {
     runtime->Send(process, actor, node, std::move(cmd), this);
   }
 
-  void Receive(Reply r) override {
+  void Receive(Reply&& r) override {
     // Abandoned (the timeout came first), or the process died and came
     // back while the command was in flight.
     if (settled && *settled) return;

@@ -46,7 +46,7 @@ struct ProcessClock {
 // drops the reply (the connection was abandoned, the client died).
 class ReplySink {
  public:
-  virtual void Receive(Reply reply) = 0;
+  virtual void Receive(Reply&& reply) = 0;
 
  protected:
   ~ReplySink() = default;
