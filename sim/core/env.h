@@ -71,12 +71,12 @@ class Env {
   // Convenience: a 128-bit random token as 32 hex digits (lock owner ids).
   std::string RandomToken() {
     static constexpr char kHex[] = "0123456789abcdef";
-    std::string out;
+    char out[32];
     for (int word = 0; word < 2; ++word) {
       uint64_t r = Random();
-      for (int i = 0; i < 16; ++i, r >>= 4) out += kHex[r & 15];
+      for (int i = 0; i < 16; ++i, r >>= 4) out[word * 16 + i] = kHex[r & 15];
     }
-    return out;
+    return std::string(out, sizeof(out));
   }
 };
 
