@@ -20,7 +20,16 @@ Task<bool> SetNxPxLock::Acquire(Env& env) {
 }
 
 Command CompareAndDeleteCommand(const std::string& key, const std::string& token) {
-  return {"EVAL", std::string(kCompareAndDeleteScript), "1", key, token};
+  // Built in place: a braced list would copy each string a second time
+  // (its elements are const), the 100-byte script included.
+  Command cmd;
+  cmd.reserve(5);
+  cmd.emplace_back("EVAL");
+  cmd.emplace_back(kCompareAndDeleteScript);
+  cmd.emplace_back("1");
+  cmd.push_back(key);
+  cmd.push_back(token);
+  return cmd;
 }
 
 Task<bool> CompareAndDelete(Env& env, int node, const std::string& key, const std::string& token) {
