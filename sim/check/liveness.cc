@@ -1,5 +1,6 @@
 #include "sim/check/liveness.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <vector>
@@ -52,6 +53,15 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
   ActorSet waiting;    // threads inside an acquire
   ActorSet working;    // threads holding the lock, not waiting for it again
   ActorSet sent_exec;  // threads whose last command was EXEC
+  // Whether a stored command is EXEC, by its slot in the history (a
+  // retry's invocations share one): decided once a slot, not per command.
+  std::vector<int8_t> exec_by_slot;
+  auto is_exec = [&](const Op& op) {
+    if (op.slot >= exec_by_slot.size()) exec_by_slot.resize(op.slot + 1, -1);
+    int8_t& known = exec_by_slot[op.slot];
+    if (known < 0) known = CommandNameIs(history.command(op).name(), "EXEC") ? 1 : 0;
+    return known == 1;
+  };
   // Start of the current stuck stretch, if one is open.
   Nanos since_at{0};
   bool open = false;
@@ -129,7 +139,7 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
         break;
       case OpF::kRedis:
         if (op.type == OpType::kInvoke) {
-          if (CommandNameIs(history.command(op).name(), "EXEC")) {
+          if (is_exec(op)) {
             sent_exec.Insert(op.actor);
           } else {
             sent_exec.Erase(op.actor);
