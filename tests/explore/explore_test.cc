@@ -17,6 +17,7 @@
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
 #include "sim/explore/shrink.h"
+#include "tests/testing/temp_dir.h"
 
 namespace locksim {
 namespace {
@@ -344,7 +345,8 @@ TEST(Explore, TheStreamingSummaryIsTheWholeSummaryByteForByte) {
   plan.count = 40;
   const ExploreResult r = RunExplore(spec, plan, 2, nullptr, nullptr);
   ASSERT_GT(r.findings.size(), 1u);
-  const std::string dir = testing::TempDir() + "/summary-writer";
+  const TempDir tmp("locksim-summary-writer");  // removed however the test ends
+  const std::string dir = tmp.path;
   std::filesystem::create_directories(dir + "/findings");
   {
     SummaryWriter writer(dir);
