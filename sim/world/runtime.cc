@@ -171,6 +171,8 @@ Runtime::Key Runtime::TakeKeyAt(size_t i) {
   return taken;
 }
 
+// TakeKeyAt(0), spelled out: this runs for every event, and going through
+// TakeKeyAt's general hole cost 0.6% of a sweep-10k seed (callgrind).
 Runtime::Key Runtime::PopKey() {
   const Key top = queue_.front();
   const Key last = queue_.back();
