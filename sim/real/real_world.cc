@@ -61,6 +61,7 @@ RealWorld::RealWorld(const WorldOptions& options)
       RedisServerOptions server;
       server.binary = options.redis_server;
       server.movable_clock = true;
+      server.unix_socket = true;  // the observer's way in (Subscribe)
       // A replica's first full sync starts at once, not after Redis's 5 s;
       // keyspace events let the harness record the watched keys' states.
       server.extra_args = {"--repl-diskless-sync-delay", "0", "--notify-keyspace-events", "KA"};

@@ -6,6 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -172,6 +173,15 @@ std::unique_ptr<RedisServer> RedisServer::Start(const RedisServerOptions& option
                      "--daemonize",  "no",
                      "--enable-debug-command", "local"};
     server->args_.insert(server->args_.end(), defaults.begin(), defaults.end());
+    server->unix_socket_.clear();
+    if (options.unix_socket) {
+      const std::string path = server->dir_ + "/redis.sock";
+      if (path.size() < sizeof(sockaddr_un::sun_path)) {
+        server->unix_socket_ = path;
+        const std::vector<std::string> unix_args = {"--unixsocket", path, "--unixsocketperm", "700"};
+        server->args_.insert(server->args_.end(), unix_args.begin(), unix_args.end());
+      }
+    }
     for (const std::string& a : options.extra_args) server->args_.push_back(a);
     const Launched launched = server->Launch({}, &last_error);
     if (launched == Launched::kUp) return server;
