@@ -628,6 +628,7 @@ std::vector<RealWorld::Flight*> RealWorld::RecentFlights(const Snapshot& s) {
   // Answered within kRecentReply, oldest first (answered_ is by time).
   auto from = answered_.end();
   while (from != answered_.begin() && s.at - std::prev(from)->replied <= kRecentReply) --from;
+  out.reserve(static_cast<size_t>(answered_.end() - from) + open_flights_.size() + given_up_.size());
   for (auto a = from; a != answered_.end(); ++a) {
     if (a->physical == s.physical && a->has_cmd) out.push_back(a->flight);
   }
@@ -655,8 +656,10 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
   // Not a command whose answer says it changed nothing: three contenders'
   // SETNX of one timestamp all hold the value, and only the one answered 1
   // wrote it.
+  const std::vector<Flight*> flights = RecentFlights(s);
   std::vector<const Flight*> recent;
-  for (const Flight* f : RecentFlights(s)) {
+  recent.reserve(flights.size());
+  for (const Flight* f : flights) {
     if (f->sent <= s.at + kRecentReply && !f->unchanged) recent.push_back(f);
   }
   // The reading may already show a later change than the event's (a

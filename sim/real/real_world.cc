@@ -250,6 +250,8 @@ void RealWorld::Send(int client, int actor, int node, Command cmd, ReplySink* si
   }
   std::vector<const char*> argv;
   std::vector<size_t> lens;
+  argv.reserve(cmd.size());
+  lens.reserve(cmd.size());
   for (const std::string& a : cmd) {
     argv.push_back(a.data());
     lens.push_back(a.size());
@@ -343,6 +345,9 @@ void RealWorld::AdvanceTo(Nanos t) {
     if (now_ >= t) return;
     std::vector<pollfd> fds;
     std::vector<Conn*> owners;
+    const size_t most = conns_.size() + observers_.size() + watched_fds_.size() + 1;
+    fds.reserve(most);
+    owners.reserve(most);
     auto add = [&](Conn* conn) {
       if (conn->ac == nullptr || !(conn->want_read || conn->want_write)) return;
       short events = (conn->want_read ? POLLIN : 0) | (conn->want_write ? POLLOUT : 0);
