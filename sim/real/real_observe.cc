@@ -231,10 +231,17 @@ void RealWorld::Subscribe(int physical) {
     // Over the node's Unix socket when it has one: an event costs the node
     // and the harness a write and a read each, cheaper there than over
     // loopback TCP, whose every segment goes through the whole IP stack.
+    // TCP when there is none, or when it refuses (its file removed).
     const RedisServer& server = *nodes_[physical].server;
-    redisAsyncContext* ac = server.unix_socket().empty()
-                                ? redisAsyncConnect("127.0.0.1", server.port())
-                                : redisAsyncConnectUnix(server.unix_socket().c_str());
+    redisAsyncContext* ac = nullptr;
+    if (!server.unix_socket().empty()) {
+      ac = redisAsyncConnectUnix(server.unix_socket().c_str());
+      if (ac != nullptr && ac->err) {
+        redisAsyncFree(ac);
+        ac = nullptr;
+      }
+    }
+    if (ac == nullptr) ac = redisAsyncConnect("127.0.0.1", server.port());
     if (ac == nullptr || ac->err) {
       const std::string why = ac ? ac->errstr : "out of memory";
       if (ac) redisAsyncFree(ac);
@@ -628,7 +635,8 @@ std::vector<RealWorld::Flight*> RealWorld::RecentFlights(const Snapshot& s) {
   // Answered within kRecentReply, oldest first (answered_ is by time).
   auto from = answered_.end();
   while (from != answered_.begin() && s.at - std::prev(from)->replied <= kRecentReply) --from;
-  out.reserve(static_cast<size_t>(answered_.end() - from) + open_flights_.size() + given_up_.size());
+  // given_up_ is left out: it keeps commands for minutes, of every node.
+  out.reserve(static_cast<size_t>(answered_.end() - from) + open_flights_.size());
   for (auto a = from; a != answered_.end(); ++a) {
     if (a->physical == s.physical && a->has_cmd) out.push_back(a->flight);
   }

@@ -146,7 +146,10 @@ std::unique_ptr<RedisServer> RedisServer::Start(const RedisServerOptions& option
     std::unique_ptr<RedisServer> server(new RedisServer());
     std::string tmpl = (std::filesystem::temp_directory_path() / "locksim-redis-XXXXXX").string();
     if (mkdtemp(tmpl.data()) == nullptr) throw HarnessError("mkdtemp(" + tmpl + ") failed");
-    server->dir_ = tmpl;
+    // Absolute: the server chdirs into --dir while it reads its options,
+    // so a relative TMPDIR would leave the log and the Unix socket (bound
+    // after that) pointing elsewhere.
+    server->dir_ = std::filesystem::absolute(tmpl).string();
     // Who owns the folder: the next harness removes it if this one dies
     // without cleaning up (SIGKILL), see RemoveStaleFolders().
     std::ofstream(server->dir_ + "/owner.pid") << getpid() << "\n";

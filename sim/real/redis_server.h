@@ -40,6 +40,7 @@ struct RedisServerOptions {
   // Also listen on a Unix socket in the server's own folder (mode 700), for
   // the harness's observer: its events cost the kernel less than over TCP.
   // Skipped when the path would not fit a sockaddr_un (a very long TMPDIR).
+  // A --unixsocket of extra_args is not this one: unix_socket() is empty.
   bool unix_socket = false;
 };
 

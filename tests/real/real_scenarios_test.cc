@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <string>
@@ -16,6 +17,8 @@
 #include "lockimpls/lock.h"
 #include "tests/testing/contention.h"
 #include "tests/testing/scenario_paths.h"
+#include "tests/testing/scoped_tmpdir.h"
+#include "tests/testing/temp_dir.h"
 
 namespace locksim {
 namespace {
@@ -120,6 +123,35 @@ TEST(RealScenarios, OwnSetsAreRecordedFromTheCommandWithoutAReading) {
   EXPECT_LE(absent, 200);
   // Most from the command: a reading gives the full TTL only by chance.
   EXPECT_GE(from_the_command, 100);
+}
+
+// With no Unix socket (a TMPDIR too long for one) the observer watches
+// over TCP, and records the same: every present state A's token.
+TEST(RealScenarios, TheObserverWatchesOverTcpWhenThereIsNoUnixSocket) {
+  TempDir tmp("locksim-observertest");
+  const std::string deep = tmp.path + "/" + std::string(120, 'd');
+  std::filesystem::create_directories(deep);
+  const ScopedTmpdir scoped(deep);
+  constexpr char kCycles[] = R"({
+    "name": "own-sets-over-tcp", "seed": 1, "duration": "20s", "real_time_scale": "1",
+    "lock": {"key": "lock:resource", "ttl": "10s", "retry_delay": "10ms", "acquire_timeout": "5s"},
+    "clients": [{"name": "A", "start": "0s", "hold": "0s", "think": "0s", "iterations": 50}]})";
+  RunOptions o;
+  o.algorithm = "set-nx-px";
+  o.backend = Backend::kReal;
+  RunResult r = RunScenario(ParseScenario(kCycles, "own-sets-over-tcp.json"), o);
+  ASSERT_EQ(r.verdict(), Verdict::kSafe);
+  ASSERT_EQ(r.acquisitions, 50);
+  int present = 0;
+  for (const Op& op : r.history.ops()) {
+    if (op.f != OpF::kState || r.history.name(op.actor) != "redis0") continue;
+    if (!r.history.state(op).present) continue;
+    ++present;
+    EXPECT_EQ(r.history.name(op.subject), "A") << "at op " << op.index;
+  }
+  // One a cycle at most; a reading may skip one (as above), not most.
+  EXPECT_LE(present, 50);
+  EXPECT_GE(present, 25);
 }
 
 // A command its client gave up on (the socket timeout) still runs on the

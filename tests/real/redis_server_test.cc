@@ -3,8 +3,10 @@
 // for 10 s) is killed and started again on a new port and folder, and what
 // starts is a real, answering redis-server. The Unix socket the observer
 // uses lives in the server's folder, for its owner only, and survives a
-// restart.
+// restart; a folder too long for one starts on TCP alone, and a relative
+// TMPDIR still gives the server an absolute folder.
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -16,6 +18,7 @@
 #include <string>
 
 #include "sim/real/redis_server.h"
+#include "tests/testing/scoped_tmpdir.h"
 #include "tests/testing/temp_dir.h"
 
 namespace locksim {
@@ -62,9 +65,38 @@ bool Pongs(redisContext* c) {
   return pong;
 }
 
+// The socket's file: there, a socket, for its owner only.
+void ExpectOwnersSocket(const std::string& path) {
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0) << path;
+  EXPECT_TRUE(S_ISSOCK(st.st_mode)) << path;
+  EXPECT_EQ(st.st_mode & 0777, 0700u) << path;
+}
+
+// CONFIG GET of one parameter: its value, or "?" when there is none.
+std::string ConfigValue(redisContext* c, const char* name) {
+  auto* r = static_cast<redisReply*>(redisCommand(c, "CONFIG GET %s", name));
+  std::string value = "?";
+  if (r != nullptr && r->type == REDIS_REPLY_ARRAY && r->elements == 2) {
+    value.assign(r->element[1]->str, r->element[1]->len);
+  }
+  if (r != nullptr) freeReplyObject(r);
+  return value;
+}
+
+// The longest path a Unix socket can have (sockaddr_un's sun_path, less
+// its terminating NUL), and what a server folder's socket path will be.
+constexpr size_t kMaxSocketPath = sizeof(sockaddr_un::sun_path) - 1;
+size_t SocketPathLength(const std::string& tmpdir) {
+  return (fs::path(tmpdir) / "locksim-redis-XXXXXX" / "redis.sock").string().size();
+}
+
 TEST(RedisServerStart, AUnixSocketLivesInTheServersFolderForItsOwnerOnly) {
   const std::string redis = RedisServer::Resolve("redis-server");
   if (redis.empty()) GTEST_SKIP() << "redis-server not found";
+  if (SocketPathLength(fs::temp_directory_path().string()) > kMaxSocketPath) {
+    GTEST_SKIP() << "TMPDIR too long for a Unix socket path";
+  }
   RedisServerOptions options;
   options.binary = redis;
   options.unix_socket = true;
@@ -73,16 +105,14 @@ TEST(RedisServerStart, AUnixSocketLivesInTheServersFolderForItsOwnerOnly) {
     std::unique_ptr<RedisServer> server = RedisServer::Start(options);
     path = server->unix_socket();
     ASSERT_EQ(path, server->dir() + "/redis.sock");
-    struct stat st {};
-    ASSERT_EQ(stat(path.c_str(), &st), 0);
-    EXPECT_TRUE(S_ISSOCK(st.st_mode));
-    EXPECT_EQ(st.st_mode & 0777, 0700u);
+    ExpectOwnersSocket(path);
     redisContext* c = redisConnectUnix(path.c_str());
     EXPECT_TRUE(Pongs(c));
     redisFree(c);
-    // kill -9 and a restart: the socket is there again.
+    // kill -9 and a restart: the socket is there again, as it was.
     server->Kill();
     server->Restart();
+    ExpectOwnersSocket(path);
     c = redisConnectUnix(path.c_str());
     EXPECT_TRUE(Pongs(c));
     redisFree(c);
@@ -90,35 +120,62 @@ TEST(RedisServerStart, AUnixSocketLivesInTheServersFolderForItsOwnerOnly) {
   EXPECT_FALSE(fs::exists(path)) << "removed with the server's folder";
 }
 
-// TMPDIR set for the scope of one test, and put back however it ends.
-class ScopedTmpdir {
- public:
-  explicit ScopedTmpdir(const std::string& dir) {
-    const char* old = std::getenv("TMPDIR");
-    had_ = old != nullptr;
-    if (had_) saved_ = old;
-    setenv("TMPDIR", dir.c_str(), 1);
-  }
-  ~ScopedTmpdir() { had_ ? setenv("TMPDIR", saved_.c_str(), 1) : unsetenv("TMPDIR"); }
-
- private:
-  bool had_ = false;
-  std::string saved_;
-};
-
 TEST(RedisServerStart, AFolderTooLongForASocketPathStartsOnTcpAlone) {
   const std::string redis = RedisServer::Resolve("redis-server");
   if (redis.empty()) GTEST_SKIP() << "redis-server not found";
   TempDir tmp("locksim-servertest");
   const std::string deep = tmp.path + "/" + std::string(120, 'd');
   fs::create_directories(deep);
+  ASSERT_GT(SocketPathLength(deep), kMaxSocketPath);
   const ScopedTmpdir scoped(deep);
   RedisServerOptions options;
   options.binary = redis;
   options.unix_socket = true;
   std::unique_ptr<RedisServer> server = RedisServer::Start(options);
   EXPECT_EQ(server->unix_socket(), "");
+  EXPECT_FALSE(fs::exists(server->dir() + "/redis.sock"));
   redisContext* c = redisConnect("127.0.0.1", server->port());
+  EXPECT_TRUE(Pongs(c));
+  EXPECT_EQ(ConfigValue(c, "unixsocket"), "") << "redis-server was given no socket";
+  redisFree(c);
+}
+
+// The working folder for the scope of one test, put back however it ends.
+class ScopedCwd {
+ public:
+  explicit ScopedCwd(const std::string& dir) : saved_(fs::current_path()) { fs::current_path(dir); }
+  ~ScopedCwd() {
+    std::error_code ec;
+    fs::current_path(saved_, ec);
+  }
+  ScopedCwd(const ScopedCwd&) = delete;
+  ScopedCwd& operator=(const ScopedCwd&) = delete;
+
+ private:
+  fs::path saved_;
+};
+
+// redis-server chdirs into --dir while it reads its options: a relative
+// folder (a relative TMPDIR) would leave its log and its Unix socket,
+// bound after that, pointing at nothing.
+TEST(RedisServerStart, ARelativeTmpdirStillGivesTheServerItsLogAndSocket) {
+  const std::string redis = RedisServer::Resolve("redis-server");
+  if (redis.empty()) GTEST_SKIP() << "redis-server not found";
+  TempDir tmp("locksim-servertest");
+  fs::create_directories(tmp.path + "/rel");
+  const ScopedCwd cwd(tmp.path);
+  if (SocketPathLength(fs::current_path().string() + "/rel") > kMaxSocketPath) {
+    GTEST_SKIP() << "TMPDIR too long for a Unix socket path";
+  }
+  const ScopedTmpdir scoped("rel");
+  RedisServerOptions options;
+  options.binary = redis;
+  options.unix_socket = true;
+  std::unique_ptr<RedisServer> server = RedisServer::Start(options);
+  EXPECT_TRUE(fs::path(server->dir()).is_absolute()) << server->dir();
+  EXPECT_TRUE(fs::exists(server->dir() + "/redis.log"));
+  ASSERT_FALSE(server->unix_socket().empty());
+  redisContext* c = redisConnectUnix(server->unix_socket().c_str());
   EXPECT_TRUE(Pongs(c));
   redisFree(c);
 }
