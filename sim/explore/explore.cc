@@ -257,10 +257,15 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed, SeedN
     }
     doc["faults"] = fired;
   }
+  // What the shrink needs of the first run; its history, the largest of
+  // the seed, is let go before the runs of the shrink, which would
+  // otherwise hold theirs beside it (a retry storm's doubled a seed's peak).
+  const Verdict verdict = first->verdict();
+  const std::vector<std::string> node_names = first->scenario.NodeNames();
+  first.reset();
   auto keeps = [&](const ojson& candidate) {
     std::optional<RunResult> r = run(candidate);
-    return r && r->verdict() == first->verdict() && r->unfired.empty() &&
-           Signature(*r) == signature;
+    return r && r->verdict() == verdict && r->unfired.empty() && Signature(*r) == signature;
   };
   if (!keeps(doc)) {
     if (real) {
@@ -287,7 +292,7 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed, SeedN
     f.seed = seed;
     f.verdict = VerdictName(result.verdict());
     f.violations = signature;
-    f.fault_classes = KindFaultClasses(small, first->scenario.NodeNames());
+    f.fault_classes = KindFaultClasses(small, node_names);
     const std::vector<std::string> features = Features(small);
     f.kind = Join(f.violations, "+") + "--" +
              (f.fault_classes.empty() ? std::string("no-fault") : Join(f.fault_classes, "+")) +
