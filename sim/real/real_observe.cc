@@ -664,12 +664,8 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
   // Not a command whose answer says it changed nothing: three contenders'
   // SETNX of one timestamp all hold the value, and only the one answered 1
   // wrote it.
-  const std::vector<Flight*> flights = RecentFlights(s);
-  std::vector<const Flight*> recent;
-  recent.reserve(flights.size());
-  for (const Flight* f : flights) {
-    if (f->sent <= s.at + kRecentReply && !f->unchanged) recent.push_back(f);
-  }
+  std::vector<Flight*> recent = RecentFlights(s);
+  std::erase_if(recent, [&](const Flight* f) { return f->sent > s.at + kRecentReply || f->unchanged; });
   // The reading may already show a later change than the event's (a
   // release, then the next holder's SET): a value is put down to the client
   // that sent it, whatever the event was.
