@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <functional>
 #include <map>
 #include <string>
@@ -18,7 +17,6 @@
 #include "tests/testing/contention.h"
 #include "tests/testing/scenario_paths.h"
 #include "tests/testing/scoped_tmpdir.h"
-#include "tests/testing/temp_dir.h"
 
 namespace locksim {
 namespace {
@@ -136,10 +134,7 @@ TEST(RealScenarios, OwnSetsAreRecordedFromTheCommandWithoutAReading) {
 // With no Unix socket (a TMPDIR too long for one) the observer watches
 // over TCP, and records the same.
 TEST(RealScenarios, TheObserverWatchesOverTcpWhenThereIsNoUnixSocket) {
-  TempDir tmp("locksim-observertest");
-  const std::string deep = tmp.path + "/" + std::string(120, 'd');
-  std::filesystem::create_directories(deep);
-  const ScopedTmpdir scoped(deep);
+  const TmpdirTooLongForASocket tmpdir;
   ExpectOwnSetsRecordedFromTheCommand(50);
 }
 

@@ -123,11 +123,8 @@ TEST(RedisServerStart, AUnixSocketLivesInTheServersFolderForItsOwnerOnly) {
 TEST(RedisServerStart, AFolderTooLongForASocketPathStartsOnTcpAlone) {
   const std::string redis = RedisServer::Resolve("redis-server");
   if (redis.empty()) GTEST_SKIP() << "redis-server not found";
-  TempDir tmp("locksim-servertest");
-  const std::string deep = tmp.path + "/" + std::string(120, 'd');
-  fs::create_directories(deep);
-  ASSERT_GT(SocketPathLength(deep), kMaxSocketPath);
-  const ScopedTmpdir scoped(deep);
+  const TmpdirTooLongForASocket tmpdir;
+  ASSERT_GT(SocketPathLength(tmpdir.path()), kMaxSocketPath);
   RedisServerOptions options;
   options.binary = redis;
   options.unix_socket = true;

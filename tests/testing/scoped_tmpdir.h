@@ -5,7 +5,10 @@
 
 #include <stdlib.h>
 
+#include <filesystem>
 #include <string>
+
+#include "tests/testing/temp_dir.h"
 
 namespace locksim {
 
@@ -24,6 +27,26 @@ class ScopedTmpdir {
  private:
   bool had_ = false;
   std::string saved_;
+};
+
+// TMPDIR, for the scope of one test, a folder whose path is too long for a
+// server's Unix socket (120 characters and more): servers start on TCP
+// alone. The folder is removed however the test ends.
+class TmpdirTooLongForASocket {
+ public:
+  TmpdirTooLongForASocket()
+      : base_("locksim-longtmp"), path_(MakeDeep(base_.path)), scoped_(path_) {}
+  const std::string& path() const { return path_; }
+
+ private:
+  static std::string MakeDeep(const std::string& base) {
+    const std::string deep = base + "/" + std::string(120, 'd');
+    std::filesystem::create_directories(deep);
+    return deep;
+  }
+  TempDir base_;
+  std::string path_;
+  ScopedTmpdir scoped_;
 };
 
 }  // namespace locksim
