@@ -8,14 +8,15 @@
 // whole state (del, expired, evicted: the key is gone) is recorded as it
 // comes. A `set` that the harness's own SET ... PX explains is recorded from
 // that command (Explained, below). Any other is read: another connection
-// reads the key's type, value and TTL in one read-only script (atomic, and
-// allowed on replicas), once for all the events of a key that one turn of
-// the event loop read (a SET ... PX announces itself twice, set and
-// expire), after that turn, so the reading follows every change those
-// events announced. It lands a round
-// trip after the change, so a state that lasted less than that may be seen
-// already replaced; the history is still a sequence of states the node
-// really had.
+// runs a script (atomic, and allowed on replicas) that reads the key's
+// type, value and TTL and publishes them on a channel the subscription
+// also listens to, so that the reading arrives among the key's events in
+// the order the node ran them. One reading for all the events of a key
+// that one turn of the event loop read (a SET ... PX announces itself
+// twice, set and expire), after that turn, so the reading follows every
+// change those events announced. It lands a round trip after the change,
+// so a state that lasted less than that may be seen already replaced; the
+// history is still a sequence of states the node really had, in order.
 //
 // Who changed it: a client's command to that node that was in flight when
 // the event came (or answered within the last few milliseconds), whose name
@@ -34,6 +35,10 @@
 #include <cstdlib>
 #include <initializer_list>
 #include <iterator>
+#include <map>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
 
 #include "sim/core/errors.h"
 #include "sim/core/interrupt.h"
@@ -43,13 +48,31 @@
 namespace locksim {
 namespace {
 
+// A reading of a key: its type, value and PTTL, published to the key's
+// state channel, which the node's observer subscribes to beside the key's
+// keyspace channel. A node writes a subscriber's messages in the order it
+// ran the commands that published them, so the reading comes among the
+// key's events exactly where it was taken. Its answer on the reader's own
+// connection would not: the node flushes its clients' output in no order
+// that the harness can rely on, and an answer read before the events of
+// commands that ran before it (a `del`, then the next holder's `set`) put a
+// state ahead of the absence that preceded it (a false foreign write under
+// Redlock's node timeouts on a loaded machine, once in some 300 runs).
+// REPL_NONE: a master propagates PUBLISH to its replicas, whose observers
+// must not read this node's state as theirs.
 constexpr char kSnapshotScript[] =
     "local t = redis.call('TYPE', KEYS[1])['ok'] "
-    "if t == 'none' then return {t} end "
-    "local v = '' "
+    "local v, p = '', -2 "
+    "if t ~= 'none' then "
     "if t == 'string' then v = redis.call('GET', KEYS[1]) "
     "elseif t == 'hash' then v = redis.call('HGETALL', KEYS[1]) end "
-    "return {t, v, redis.call('PTTL', KEYS[1])}";
+    "p = redis.call('PTTL', KEYS[1]) end "
+    "redis.set_repl(redis.REPL_NONE) "
+    "redis.call('PUBLISH', ARGV[1], cmsgpack.pack({ARGV[2], t, v, p})) "
+    "return 1";
+
+constexpr std::string_view kKeyspacePrefix = "__keyspace@0__:";
+constexpr std::string_view kStatePrefix = "__locksim_state__:";
 
 constexpr Nanos kRecentReply = std::chrono::milliseconds(5);
 
@@ -218,6 +241,11 @@ void RealWorld::AwaitObservers() {
 
 void RealWorld::Subscribe(int physical) {
   if (watched_.empty() || !IsUp(physical)) return;
+  // Readings of this node's keys still out publish to the subscription
+  // being replaced: their states will not come.
+  for (auto it = snaps_out_.begin(); it != snaps_out_.end();) {
+    it = it->second.physical == physical ? DropReading(it) : std::next(it);
+  }
   for (int kind : {0, 1}) {
     auto& slot = observers_[{physical, kind}];
     if (slot && slot->ac != nullptr) {
@@ -250,21 +278,23 @@ void RealWorld::Subscribe(int physical) {
     Attach(slot.get(), ac);
   }
   redisAsyncContext* sub = observers_[{physical, 0}]->ac;
+  // Per key, its keyspace events and its readings (kSnapshotScript), one
+  // SUBSCRIBE each: hiredis frees a command's privdata once per channel.
   for (const std::string& key : watched_) {
-    const std::string channel = "__keyspace@0__:" + key;
-    const char* argv[] = {"SUBSCRIBE", channel.c_str()};
-    const size_t lens[] = {9, channel.size()};
-    // hiredis keeps the privdata for every message of the subscription.
-    auto* watch = new KeyWatch{this, physical};
-    if (redisAsyncCommandArgv(sub, &RealWorld::OnKeyEvent, watch, 2, argv, lens) != REDIS_OK) {
-      delete watch;
-      throw HarnessError("cannot subscribe to " + channel + " on " + NodeName(physical));
+    for (std::string_view prefix : {kKeyspacePrefix, kStatePrefix}) {
+      const std::string channel = std::string(prefix) + key;
+      const char* argv[] = {"SUBSCRIBE", channel.c_str()};
+      const size_t lens[] = {9, channel.size()};
+      // hiredis keeps the privdata for every message of the subscription.
+      auto* watch = new KeyWatch{this, physical};
+      if (redisAsyncCommandArgv(sub, &RealWorld::OnKeyEvent, watch, 2, argv, lens) != REDIS_OK) {
+        delete watch;
+        throw HarnessError("cannot subscribe to " + channel + " on " + NodeName(physical));
+      }
+      ++awaiting_observers_;
     }
-    ++awaiting_observers_;
-  }
-  // What the node holds now (after a restart: what its persistence kept).
-  for (const std::string& key : watched_) {
-    Snap(Snapshot{this, physical, key, {}, now_});
+    // And what the node holds now (after a restart: what its persistence
+    // kept), read once the state channel is confirmed (OnKeyEvent).
     ++awaiting_observers_;
   }
 }
@@ -303,14 +333,29 @@ void RealWorld::OnKeyEvent(redisAsyncContext* ac, void* reply, void* privdata) {
   }
   const std::string kind(r->element[0]->str, r->element[0]->len);
   RealWorld* world = watch->world;
-  if (kind == "subscribe") --world->awaiting_observers_;
-  if (kind != "message") return;
-  if (world->dropping_replies_) return;
-  const std::string channel(r->element[1]->str, r->element[1]->len);
-  const std::string event(r->element[2]->str, r->element[2]->len);
-  const std::string prefix = "__keyspace@0__:";
+  if (r->element[1]->type != REDIS_REPLY_STRING) return;
+  const std::string_view channel(r->element[1]->str, r->element[1]->len);
+  const bool state = channel.rfind(kStatePrefix, 0) == 0;
+  if (kind == "subscribe") {
+    --world->awaiting_observers_;
+    // Subscribed: a reading published from now on reaches us.
+    if (state) {
+      const std::string key(channel.substr(kStatePrefix.size()));
+      if (!world->Snap(Snapshot{world, watch->physical, key, {}, world->now_})) {
+        --world->awaiting_observers_;  // no first reading will come
+      }
+    }
+  }
+  if (kind != "message" || world->dropping_replies_) return;
+  if (r->element[2]->type != REDIS_REPLY_STRING) return;
   if (!world->settling_) world->now_ = std::max(world->now_, world->Elapsed());
-  world->OnKeyChange(watch->physical, channel.substr(prefix.size()), event);
+  if (state) {
+    world->OnReading(std::string_view(r->element[2]->str, r->element[2]->len));
+    return;
+  }
+  if (channel.rfind(kKeyspacePrefix, 0) != 0) return;
+  const std::string event(r->element[2]->str, r->element[2]->len);
+  world->OnKeyChange(watch->physical, std::string(channel.substr(kKeyspacePrefix.size())), event);
 }
 
 void RealWorld::OnKeyChange(int physical, const std::string& key, const std::string& event) {
@@ -318,18 +363,16 @@ void RealWorld::OnKeyChange(int physical, const std::string& key, const std::str
   KeyReadings& readings = readings_[{physical, key}];
   const Nanos previous = readings.last_set;
   if (event == "set" || event == "expire") readings.last_set = now_;
-  if (gone && !readings.queued && readings.out == 0) {
-    // The event says it all: no reading (and no round trip) needed.
+  if (gone) {
+    // The event says it all: no reading (and no round trip) needed. Even
+    // while a reading is out: it comes later on this subscription, so it
+    // ran later and shows what followed the absence.
     const Snapshot s{this, physical, key, {event}, now_};
     if (event == "del") Match(s);  // a release: not the cause of a later set
     RecordState(s, KeyState::Absent(key));
     return;
   }
   // Read after this turn of the loop, once for every event of the key in it.
-  // A gone key is read too while an earlier reading is queued or out: that
-  // reading, answered after this event came, would otherwise be recorded
-  // after the absence it precedes (readings are answered in order, so the
-  // one sent now comes last).
   if (!readings.queued) {
     readings.queued = Snapshot{this, physical, key, {}, now_};
     readings.before_batch = previous;
@@ -447,47 +490,91 @@ std::optional<KeyState> RealWorld::Explained(const Snapshot& s, const Flight* wr
   return state;
 }
 
-void RealWorld::Snap(Snapshot snapshot) {
-  auto it = observers_.find({snapshot.physical, 1});
-  if (it == observers_.end() || it->second->ac == nullptr) return;
-  auto* snap = new Snapshot(std::move(snapshot));
-  const char* argv[] = {"EVAL_RO", kSnapshotScript, "1", snap->key.c_str()};
-  const size_t lens[] = {7, sizeof(kSnapshotScript) - 1, 1, snap->key.size()};
-  if (redisAsyncCommandArgv(it->second->ac, &RealWorld::OnSnapshot, snap, 4, argv, lens) !=
-      REDIS_OK) {
-    delete snap;
-    return;
+// What a reading's answer on the reader's connection needs: the world and
+// the reading's id. The state itself comes on the subscription (OnReading).
+struct ReadingCall {
+  RealWorld* world;
+  uint64_t id;
+};
+
+bool RealWorld::Snap(Snapshot snapshot) {
+  auto reader = observers_.find({snapshot.physical, 1});
+  auto subscriber = observers_.find({snapshot.physical, 0});
+  if (reader == observers_.end() || reader->second->ac == nullptr ||
+      subscriber == observers_.end() || subscriber->second->ac == nullptr) {
+    return false;
   }
-  ++readings_[{snap->physical, snap->key}].out;
-  WriteNow(it->second.get());  // after the count: a failed write answers at once
+  const uint64_t id = ++last_reading_;
+  const std::string channel = std::string(kStatePrefix) + snapshot.key;
+  char id_text[24];
+  const size_t id_len =
+      static_cast<size_t>(std::to_chars(id_text, id_text + sizeof(id_text), id).ptr - id_text);
+  const char* argv[] = {"EVAL", kSnapshotScript, "1", snapshot.key.c_str(), channel.c_str(),
+                        id_text};
+  const size_t lens[] = {4, sizeof(kSnapshotScript) - 1, 1, snapshot.key.size(), channel.size(),
+                         id_len};
+  auto* call = new ReadingCall{this, id};
+  if (redisAsyncCommandArgv(reader->second->ac, &RealWorld::OnSnapshot, call, 6, argv, lens) !=
+      REDIS_OK) {
+    delete call;
+    return false;
+  }
+  ++readings_[{snapshot.physical, snapshot.key}].out;
+  snaps_out_.emplace(id, std::move(snapshot));
+  WriteNow(reader->second.get());  // after the count: a failed write answers at once
+  return true;
 }
 
+std::map<uint64_t, RealWorld::Snapshot>::iterator RealWorld::DropReading(
+    std::map<uint64_t, Snapshot>::iterator it) {
+  --readings_[{it->second.physical, it->second.key}].out;
+  if (!it->second.Caused()) --awaiting_observers_;
+  return snaps_out_.erase(it);
+}
+
+// The reading's answer: "1" once it has published its state. Anything else
+// (an error, the connection gone) means no state will come.
 void RealWorld::OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata) {
   (void)ac;
-  std::unique_ptr<Snapshot> snap(static_cast<Snapshot*>(privdata));
-  RealWorld* world = snap->world;
-  --world->readings_[{snap->physical, snap->key}].out;  // answered, or dropped with its connection
-  if (!snap->Caused()) --world->awaiting_observers_;
-  if (reply == nullptr || world->dropping_replies_) return;
-  if (!world->settling_) world->now_ = std::max(world->now_, world->Elapsed());
-  const Reply r = ReplyFromHiredis(static_cast<redisReply*>(reply));
-  if (r.type != Reply::Type::kArray || r.elements.empty()) return;  // an error: unseen
+  std::unique_ptr<ReadingCall> call(static_cast<ReadingCall*>(privdata));
+  auto* r = static_cast<redisReply*>(reply);
+  if (r != nullptr && r->type == REDIS_REPLY_INTEGER) return;
+  auto it = call->world->snaps_out_.find(call->id);
+  if (it != call->world->snaps_out_.end()) call->world->DropReading(it);
+}
+
+// A reading's state, in its place among the key's events: kSnapshotScript's
+// message, MessagePack of {id, type, value, pttl}.
+void RealWorld::OnReading(std::string_view message) {
+  const nlohmann::json m = nlohmann::json::from_msgpack(message.begin(), message.end(),
+                                                        /*strict=*/true,
+                                                        /*allow_exceptions=*/false);
+  if (!m.is_array() || m.size() != 4 || !m[0].is_string() || !m[1].is_string()) return;
+  const std::string& id_text = m[0].get_ref<const std::string&>();
+  uint64_t id = 0;
+  const auto [end, err] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+  if (err != std::errc() || end != id_text.data() + id_text.size()) return;
+  auto it = snaps_out_.find(id);
+  if (it == snaps_out_.end()) return;  // not ours to wait for any more
+  const Snapshot snap = it->second;  // a copy: DropReading reads the entry
+  DropReading(it);
   KeyState state;
-  state.key = snap->key;
-  state.present = r.elements[0].str != "none";
-  if (state.present && r.elements.size() == 3) {
-    const Reply& v = r.elements[1];
-    state.hash = v.type == Reply::Type::kArray;
+  state.key = snap.key;
+  state.present = m[1] != "none";
+  if (state.present) {
+    const nlohmann::json& v = m[2];
+    state.hash = v.is_array();
     if (state.hash) {
-      for (size_t i = 0; i + 1 < v.elements.size(); i += 2) {
-        state.fields.emplace_back(v.elements[i].str, v.elements[i + 1].str);
+      for (size_t i = 0; i + 1 < v.size(); i += 2) {
+        if (!v[i].is_string() || !v[i + 1].is_string()) continue;
+        state.fields.emplace_back(v[i].get<std::string>(), v[i + 1].get<std::string>());
       }
-    } else {
-      state.str = v.str;
+    } else if (v.is_string()) {
+      state.str = v.get<std::string>();
     }
-    if (r.elements[2].integer >= 0) state.pttl_ms = r.elements[2].integer;
+    if (m[3].is_number_integer() && m[3].get<int64_t>() >= 0) state.pttl_ms = m[3].get<int64_t>();
   }
-  world->RecordState(*snap, std::move(state));
+  RecordState(snap, std::move(state));
 }
 
 void RealWorld::RecordState(const Snapshot& s, KeyState state) {
@@ -502,30 +589,18 @@ void RealWorld::RecordState(const Snapshot& s, KeyState state) {
     if (last.state.SameValue(state) && same_expiry) return;
   }
   const bool value_changed = first || !found->second.state.SameValue(state);
-  const bool was_present = !first && found->second.state.present;
   // What a deletion deleted: the value seen before it.
   const std::string previous = first ? "" : RawValue(found->second.state);
   observed_[{s.physical, s.key}] = Observed{state, expiry};
   if (first && !state.present) return;  // nothing to report yet
-  // An expiry is nobody's. But a reading after one that finds the key
-  // there again shows a later write too (the next holder's SET, whose own
-  // event's reading is then the same and recorded no more): the key was
-  // gone first (the event says so), then that write is its sender's. The
-  // same after a `del` (Redis announces only a deletion that deleted
-  // something), read together with a later `set` because a reading was
-  // out when it came: the absence is its deleter's. Without it, a holder's
-  // own release followed by the next holder's SET NX read as an overwrite
-  // (a foreign write, under Redlock's node timeouts on a loaded machine).
-  const bool expired = s.Expired();
-  const bool deleted = std::find(s.events.begin(), s.events.end(), "del") != s.events.end();
-  const bool absent_first =
-      (expired || deleted) && state.present && was_present && value_changed;
-  const bool find_writer = s.Caused() && (!expired || state.present);
+  // An expiry is nobody's. A batch of events holds no `del` or expiry
+  // (OnKeyChange records those as they come), so a reading shows what
+  // writes followed the last state recorded.
+  const bool find_writer = s.Caused() && (!s.Expired() || state.present);
   std::string value;
   if (find_writer) value = state.present ? RawValue(state) : previous;
   unrecorded_.push_back(Unrecorded{s, std::move(state), value_changed ? OpType::kOk : OpType::kInfo,
-                                   absent_first, find_writer, std::move(value), now_,
-                                   absent_first && !expired ? previous : std::string()});
+                                   find_writer, std::move(value), now_});
   RecordReady();
 }
 
@@ -550,10 +625,6 @@ void RealWorld::RecordReady() {
   while (!unrecorded_.empty() && !AwaitingAnswers(unrecorded_.front())) {
     Unrecorded& u = unrecorded_.front();
     const int actor = MainActor(nodes_[u.s.physical].process);
-    if (u.absent_first) {
-      const int deleter = u.deleted.empty() ? -1 : Writer(u.s, u.deleted, true);
-      history().AddState(now_, actor, OpType::kOk, KeyState::Absent(u.s.key), deleter);
-    }
     const int cause = u.find_writer ? Writer(u.s, u.value, !u.state.present) : -1;
     if (u.state.pttl_ms) {  // the TTL it had when it was read, less the wait
       const int64_t waited_ms = duration_cast<Millis>(now_ - u.queued).count();

@@ -27,6 +27,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -153,7 +154,11 @@ class RealWorld : public World, public AdapterHost {
   void Subscribe(int physical);
   void AwaitObservers();
   void ResubscribeLost();
-  void Snap(Snapshot snapshot);
+  // Asks the node for the key's state (kSnapshotScript): false when the
+  // node's observer connections are gone and it cannot.
+  bool Snap(Snapshot snapshot);
+  // A reading that will not come, or has: out of snaps_out_ and the counts.
+  std::map<uint64_t, Snapshot>::iterator DropReading(std::map<uint64_t, Snapshot>::iterator it);
   static void OnKeyEvent(redisAsyncContext* ac, void* reply, void* privdata);
   // A keyspace event of `key` on `physical`: recorded at once when it says
   // the state (the key is gone), else read after this turn of the loop.
@@ -161,6 +166,8 @@ class RealWorld : public World, public AdapterHost {
   // Sends the readings that this turn's events asked for, one per key.
   void ReadPendingStates();
   static void OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata);
+  // A reading's state, as the node published it on the key's state channel.
+  void OnReading(std::string_view message);
   void RecordState(const Snapshot& s, KeyState state);
   // A state on its way into the history (RecordState), in order: it waits
   // while a command that may have written its value is unanswered.
@@ -168,11 +175,9 @@ class RealWorld : public World, public AdapterHost {
     Snapshot s;
     KeyState state;
     OpType type;
-    bool absent_first;  // an expiry or deletion seen: absent before this value
     bool find_writer;   // put down to a client (Writer)
     std::string value;  // for Writer: the value written, or the one deleted
     Nanos queued;
-    std::string deleted;  // absent_first by a `del`: the value it deleted
   };
   bool AwaitingAnswers(const Unrecorded& u) const;
   void RecordReady();  // records the waiting states that need wait no more
@@ -254,6 +259,9 @@ class RealWorld : public World, public AdapterHost {
     Nanos before_batch{-1};          // last_set before the queued batch's first
   };
   std::map<std::pair<int, std::string>, KeyReadings> readings_;
+  // Readings sent whose state has not come yet, by id (Snap, OnReading).
+  std::map<uint64_t, Snapshot> snaps_out_;
+  uint64_t last_reading_ = 0;
   std::deque<Unrecorded> unrecorded_;
   // id -> a client's command that changes may be put down to: those not
   // answered yet (open_flights_) and those answered in the last second
