@@ -254,7 +254,7 @@ class RealWorld : public World, public AdapterHost {
   // (physical, key) -> the observer's readings of that key on that node
   struct KeyReadings {
     std::optional<Snapshot> queued;  // what this turn's events asked for
-    int out = 0;                     // sent, not answered yet
+    int out = 0;                     // sent, its state not come yet
     Nanos last_set{-1};              // when its latest `set` or `expire` came
     Nanos before_batch{-1};          // last_set before the queued batch's first
   };

@@ -208,6 +208,30 @@ TEST(RealScenarios, SameValueContendersArePutDownToTheOneWhoseSetnxWon) {
   }
 }
 
+// A reading publishes the key's state as MessagePack (real_observe.cc):
+// a hash, Redisson's reentrant lock, comes back field by field, each state
+// its latest acquirer's.
+TEST(RealScenarios, AReentrantLocksHashIsReadFieldByField) {
+  RunOptions o;
+  o.algorithm = "reentrant-watchdog";
+  o.backend = Backend::kReal;
+  RunResult r = RunScenario(ParseScenario(kContention, "contention.json"), o);
+  ASSERT_EQ(r.verdict(), Verdict::kSafe);
+  ASSERT_EQ(r.acquisitions, 15);
+  int latest = -1, present = 0;
+  for (const Op& op : r.history.ops()) {
+    if (op.f == OpF::kAcquire && op.type == OpType::kOk) latest = op.actor;
+    if (op.f != OpF::kState || !r.history.state(op).present) continue;
+    ++present;
+    const KeyState& state = r.history.state(op);
+    EXPECT_TRUE(state.hash) << "op " << op.index;
+    ASSERT_EQ(state.fields.size(), 1u) << "op " << op.index;
+    EXPECT_EQ(state.fields[0].second, "1") << "op " << op.index;  // held once
+    EXPECT_EQ(op.subject, latest) << "op " << op.index;
+  }
+  EXPECT_GE(present, 15);
+}
+
 TEST(RealScenarios, ContentionWithoutFaultsIsSafeOnRealRedis) {
   for (const char* algo : {"set-nx-px", "set-nx-px-del"}) {
     RunResult r = RunReal("baseline-contention", algo);
