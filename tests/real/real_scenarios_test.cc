@@ -209,8 +209,11 @@ TEST(RealScenarios, SameValueContendersArePutDownToTheOneWhoseSetnxWon) {
 }
 
 // A reading publishes the key's state as MessagePack (real_observe.cc):
-// a hash, Redisson's reentrant lock, comes back field by field, each state
-// its latest acquirer's.
+// a hash, Redisson's reentrant lock, comes back field by field, each new
+// value its latest acquirer's. Only new values: a state that repeats the
+// value with another TTL (kInfo) is put down to whichever command could
+// have changed the TTL, and under the sanitizer's slowness CI once found
+// one put down to a watchdog thread (an actor of its own).
 TEST(RealScenarios, AReentrantLocksHashIsReadFieldByField) {
   RunOptions o;
   o.algorithm = "reentrant-watchdog";
@@ -227,7 +230,10 @@ TEST(RealScenarios, AReentrantLocksHashIsReadFieldByField) {
     EXPECT_TRUE(state.hash) << "op " << op.index;
     ASSERT_EQ(state.fields.size(), 1u) << "op " << op.index;
     EXPECT_EQ(state.fields[0].second, "1") << "op " << op.index;  // held once
-    EXPECT_EQ(op.subject, latest) << "op " << op.index;
+    if (op.type == OpType::kOk) {
+      EXPECT_EQ(op.subject, latest) << "op " << op.index << ": put down to "
+                                    << (op.subject >= 0 ? r.history.name(op.subject) : "nobody");
+    }
   }
   EXPECT_GE(present, 15);
 }
