@@ -68,8 +68,7 @@ constexpr char kSnapshotScript[] =
     "elseif t == 'hash' then v = redis.call('HGETALL', KEYS[1]) end "
     "p = redis.call('PTTL', KEYS[1]) end "
     "redis.set_repl(redis.REPL_NONE) "
-    "redis.call('PUBLISH', ARGV[1], cmsgpack.pack({ARGV[2], t, v, p})) "
-    "return 1";
+    "return redis.call('PUBLISH', ARGV[1], cmsgpack.pack({ARGV[2], t, v, p}))";
 
 constexpr std::string_view kKeyspacePrefix = "__keyspace@0__:";
 constexpr std::string_view kStatePrefix = "__locksim_state__:";
@@ -279,7 +278,9 @@ void RealWorld::Subscribe(int physical) {
   }
   redisAsyncContext* sub = observers_[{physical, 0}]->ac;
   // Per key, its keyspace events and its readings (kSnapshotScript), one
-  // SUBSCRIBE each: hiredis frees a command's privdata once per channel.
+  // SUBSCRIBE each: when the connection goes, hiredis calls a command's
+  // callback once per channel with no reply, and OnKeyEvent frees its
+  // privdata then.
   for (const std::string& key : watched_) {
     for (std::string_view prefix : {kKeyspacePrefix, kStatePrefix}) {
       const std::string channel = std::string(prefix) + key;
@@ -366,7 +367,11 @@ void RealWorld::OnKeyChange(int physical, const std::string& key, const std::str
   if (gone) {
     // The event says it all: no reading (and no round trip) needed. Even
     // while a reading is out: it comes later on this subscription, so it
-    // ran later and shows what followed the absence.
+    // ran later and shows what followed the absence. Events of the key
+    // queued in this turn came before this one: they are settled first
+    // (explained, and recorded before the absence, or read, and the
+    // reading then runs after it).
+    if (readings.queued) ReadQueued(readings);
     const Snapshot s{this, physical, key, {event}, now_};
     if (event == "del") Match(s);  // a release: not the cause of a later set
     RecordState(s, KeyState::Absent(key));
@@ -382,15 +387,18 @@ void RealWorld::OnKeyChange(int physical, const std::string& key, const std::str
 
 void RealWorld::ReadPendingStates() {
   for (auto& [where, readings] : readings_) {
-    if (!readings.queued) continue;
-    Snapshot snapshot = std::move(*readings.queued);
-    readings.queued.reset();
-    const Flight* writer = Match(snapshot);
-    if (std::optional<KeyState> state = Explained(snapshot, writer, readings)) {
-      RecordState(snapshot, std::move(*state));
-    } else {
-      Snap(std::move(snapshot));
-    }
+    if (readings.queued) ReadQueued(readings);
+  }
+}
+
+void RealWorld::ReadQueued(KeyReadings& readings) {
+  Snapshot snapshot = std::move(*readings.queued);
+  readings.queued.reset();
+  const Flight* writer = Match(snapshot);
+  if (std::optional<KeyState> state = Explained(snapshot, writer, readings)) {
+    RecordState(snapshot, std::move(*state));
+  } else {
+    Snap(std::move(snapshot));
   }
 }
 
@@ -532,13 +540,14 @@ std::map<uint64_t, RealWorld::Snapshot>::iterator RealWorld::DropReading(
   return snaps_out_.erase(it);
 }
 
-// The reading's answer: "1" once it has published its state. Anything else
-// (an error, the connection gone) means no state will come.
+// The reading's answer: how many subscribers its state was published to.
+// Anything else (none, an error, the connection gone) means that no state
+// will come.
 void RealWorld::OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata) {
   (void)ac;
   std::unique_ptr<ReadingCall> call(static_cast<ReadingCall*>(privdata));
   auto* r = static_cast<redisReply*>(reply);
-  if (r != nullptr && r->type == REDIS_REPLY_INTEGER) return;
+  if (r != nullptr && r->type == REDIS_REPLY_INTEGER && r->integer > 0) return;
   auto it = call->world->snaps_out_.find(call->id);
   if (it != call->world->snaps_out_.end()) call->world->DropReading(it);
 }
@@ -549,7 +558,7 @@ void RealWorld::OnReading(std::string_view message) {
   const nlohmann::json m = nlohmann::json::from_msgpack(message.begin(), message.end(),
                                                         /*strict=*/true,
                                                         /*allow_exceptions=*/false);
-  if (!m.is_array() || m.size() != 4 || !m[0].is_string() || !m[1].is_string()) return;
+  if (!m.is_array() || m.empty() || !m[0].is_string()) return;  // not one of ours
   const std::string& id_text = m[0].get_ref<const std::string&>();
   uint64_t id = 0;
   const auto [end, err] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
@@ -558,6 +567,7 @@ void RealWorld::OnReading(std::string_view message) {
   if (it == snaps_out_.end()) return;  // not ours to wait for any more
   const Snapshot snap = it->second;  // a copy: DropReading reads the entry
   DropReading(it);
+  if (m.size() != 4 || !m[1].is_string()) return;  // unreadable: the state unseen
   KeyState state;
   state.key = snap.key;
   state.present = m[1] != "none";
@@ -594,8 +604,7 @@ void RealWorld::RecordState(const Snapshot& s, KeyState state) {
   observed_[{s.physical, s.key}] = Observed{state, expiry};
   if (first && !state.present) return;  // nothing to report yet
   // An expiry is nobody's. A batch of events holds no `del` or expiry
-  // (OnKeyChange records those as they come), so a reading shows what
-  // writes followed the last state recorded.
+  // (OnKeyChange records those as they come, after settling the batch).
   const bool find_writer = s.Caused() && (!s.Expired() || state.present);
   std::string value;
   if (find_writer) value = state.present ? RawValue(state) : previous;

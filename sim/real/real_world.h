@@ -165,6 +165,9 @@ class RealWorld : public World, public AdapterHost {
   void OnKeyChange(int physical, const std::string& key, const std::string& event);
   // Sends the readings that this turn's events asked for, one per key.
   void ReadPendingStates();
+  struct KeyReadings;
+  // One key's queued batch: explained and recorded, or read.
+  void ReadQueued(KeyReadings& readings);
   static void OnSnapshot(redisAsyncContext* ac, void* reply, void* privdata);
   // A reading's state, as the node published it on the key's state channel.
   void OnReading(std::string_view message);
@@ -189,7 +192,6 @@ class RealWorld : public World, public AdapterHost {
   std::vector<Flight*> RecentFlights(const Snapshot& s);
   // The state a `set` event announces, when the harness's own command
   // explains it without a reading (real_observe.cc); nullopt: read it.
-  struct KeyReadings;
   const Flight* Match(const Snapshot& s);
   std::optional<KeyState> Explained(const Snapshot& s, const Flight* writer,
                                     const KeyReadings& readings) const;

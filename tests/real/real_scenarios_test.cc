@@ -222,12 +222,14 @@ TEST(RealScenarios, AReentrantLocksHashIsReadFieldByField) {
   RunResult r = RunScenario(ParseScenario(kContention, "contention.json"), o);
   ASSERT_EQ(r.verdict(), Verdict::kSafe);
   ASSERT_EQ(r.acquisitions, 15);
-  // Each field's sender: the acquire script's last argument, "uuid:thread".
+  // Each field's sender: the first command that carries it as its last
+  // argument ("uuid:thread") is its client's first acquire script (its
+  // watchdog's renewals and its releases, which carry it too, come later).
   std::map<std::string, std::string, std::less<>> sender;
   for (const Op& op : r.history.ops()) {
     if (op.f != OpF::kRedis || op.type != OpType::kInvoke) continue;
     const CommandView cmd = r.history.command(op);
-    if (cmd.size() > 0) sender[std::string(cmd[cmd.size() - 1])] = r.history.name(op.actor);
+    if (cmd.size() > 0) sender.emplace(std::string(cmd[cmd.size() - 1]), r.history.name(op.actor));
   }
   int present = 0;
   for (const Op& op : r.history.ops()) {
