@@ -138,7 +138,6 @@ class RealWorld : public World, public AdapterHost {
     uint64_t id = 0;         // its key in flights_, numbered as sent (Fly)
   };
   struct Snapshot {  // a reading of a watched key, and what asked for it
-    RealWorld* world;
     int physical;
     std::string key;
     std::vector<std::string> events;  // what it reads after; none: the first reading
