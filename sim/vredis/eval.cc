@@ -239,9 +239,11 @@ Reply LuaScripting::Eval(const Command& argv, bool by_sha, bool read_only) {
   // table of each size is kept (in the registry) and refilled, as long as
   // the script left it as a new one would be: no metatable, and exactly
   // the keys 1..n (see Reusable). Two tables per EVAL and the collection
-  // of them were an eighth of an EVAL (callgrind).
-  lua_rawgeti(L, LUA_REGISTRYINDEX, globals_ref_);
-  auto set_array = [&](ArgTables* cache, int name_ref, size_t from, size_t count) -> int {
+  // of them were an eighth of an EVAL (callgrind). The globals keep the
+  // tables of the last run: a run with the same ones (the same numbers of
+  // keys and arguments, left reusable) does not set them again.
+  auto set_array = [&](ArgTables* cache, int* installed, int name_ref, size_t from,
+                       size_t count) -> int {
     int ref = count < cache->size() ? (*cache)[count] : LUA_NOREF;
     if (ref != LUA_NOREF) {
       lua_rawgeti(L, LUA_REGISTRYINDEX, ref);
@@ -256,16 +258,22 @@ Reply LuaScripting::Eval(const Command& argv, bool by_sha, bool read_only) {
       lua_pushlstring(L, argv[from + i].data(), argv[from + i].size());
       lua_rawseti(L, -2, static_cast<int>(i + 1));
     }
-    lua_rawgeti(L, LUA_REGISTRYINDEX, name_ref);
-    lua_insert(L, -2);
-    lua_rawset(L, -3);
+    if (ref == LUA_NOREF || ref != *installed) {
+      lua_rawgeti(L, LUA_REGISTRYINDEX, globals_ref_);
+      lua_rawgeti(L, LUA_REGISTRYINDEX, name_ref);
+      lua_pushvalue(L, -3);
+      lua_rawset(L, -3);
+      lua_pop(L, 1);  // the globals
+      *installed = ref;
+    }
+    lua_pop(L, 1);  // the table
     return ref;
   };
   const size_t key_count = static_cast<size_t>(numkeys);
   const size_t arg_count = static_cast<size_t>(available - numkeys);
-  const int keys_ref = set_array(&keys_tables_, keys_name_ref_, 3, key_count);
-  const int args_ref = set_array(&argv_tables_, argv_name_ref_, 3 + key_count, arg_count);
-  lua_pop(L, 1);
+  const int keys_ref = set_array(&keys_tables_, &keys_installed_, keys_name_ref_, 3, key_count);
+  const int args_ref =
+      set_array(&argv_tables_, &argv_installed_, argv_name_ref_, 3 + key_count, arg_count);
 
   // Time is frozen for the whole script (server_->now_ms_ does not move),
   // and its write effects reach replicas together (FlushEffects).
@@ -293,12 +301,14 @@ Reply LuaScripting::Eval(const Command& argv, bool by_sha, bool read_only) {
   server_->FlushEffects();
   read_only_run_ = false;
   if (keys_ref != LUA_NOREF && !Reusable(keys_ref, key_count)) {
-    luaL_unref(L, LUA_REGISTRYINDEX, keys_ref);
+    luaL_unref(L, LUA_REGISTRYINDEX, keys_ref);  // its number may be given to another table
     keys_tables_[key_count] = LUA_NOREF;
+    keys_installed_ = LUA_NOREF;
   }
   if (args_ref != LUA_NOREF && !Reusable(args_ref, arg_count)) {
     luaL_unref(L, LUA_REGISTRYINDEX, args_ref);
     argv_tables_[arg_count] = LUA_NOREF;
+    argv_installed_ = LUA_NOREF;
   }
 
   Reply reply;

@@ -145,6 +145,10 @@ class LuaScripting {
   using ArgTables = std::array<int, 8>;
   ArgTables keys_tables_{};
   ArgTables argv_tables_{};
+  // The tables the globals KEYS and ARGV hold now: refs of the above, or
+  // LUA_NOREF (none of them; Init sets both so).
+  int keys_installed_ = 0;
+  int argv_installed_ = 0;
   // SHA-1 of recent script bodies: EVAL sends the whole body every time,
   // and hashing it again cost a third of an EVAL (callgrind). A pure
   // memo of Sha1Hex, so it survives SCRIPT FLUSH; bounded by kShaMemoMax.

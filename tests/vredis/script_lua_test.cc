@@ -241,6 +241,10 @@ TEST_F(ScriptLuaTest, WhatAScriptDoesToKeysAndArgvNeverReachesTheNextRun) {
   for (const char* meddle : {
            "KEYS[1] = nil; ARGV[1] = nil",
            "KEYS[3] = 'x'; ARGV[2] = 'y'",
+           // One table alone: its number is then free for the next new
+           // table, which must still become the global.
+           "KEYS[3] = 'x'",
+           "ARGV[2] = 'y'",
            "KEYS.extra = 1; ARGV[0] = 2",
            "setmetatable(KEYS, {__index = function() return 'm' end}); "
            "setmetatable(ARGV, {})",
