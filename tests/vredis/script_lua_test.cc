@@ -262,5 +262,16 @@ TEST_F(ScriptLuaTest, WhatAScriptDoesToKeysAndArgvNeverReachesTheNextRun) {
   }
 }
 
+// SCRIPT FLUSH makes a new Lua state, whose registry numbers its tables
+// as the old one did: the first EVAL after it must still find KEYS and
+// ARGV set, not take them for the ones the old state's globals held.
+TEST_F(ScriptLuaTest, KeysAndArgvAreThereInTheFirstRunAfterAFlush) {
+  const Command eval = {"EVAL", "return {KEYS[1], ARGV[1]}", "1", "k", "a"};
+  const Reply expected = Reply::Array({Reply::String("k"), Reply::String("a")});
+  ASSERT_EQ(Do(eval), expected);
+  ASSERT_TRUE(Do({"SCRIPT", "FLUSH"}).IsOk());
+  EXPECT_EQ(Do(eval), expected);
+}
+
 }  // namespace
 }  // namespace locksim
