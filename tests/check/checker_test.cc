@@ -314,5 +314,92 @@ TEST(CheckerTest, OverlapsUpToTheListedNumberAreNotFolded) {
   for (const Violation& v : r.violations) EXPECT_FALSE(v.folded);
 }
 
+// A crash ends every open section of the crashed process: each of its
+// threads', each of their keys'; other processes' sections stay open, and
+// the crashed threads' later sections are new ones.
+TEST(CheckerTest, ACrashEndsEveryOpenSectionOfItsProcess) {
+  History h;
+  const int a = h.AddActor("A"), a2 = h.AddActor("A/2", a), b = h.AddActor("B");
+  h.AddStep(seconds(0), a, OpType::kInvoke, OpF::kCs, "lock:1");
+  h.AddStep(seconds(1), a, OpType::kInvoke, OpF::kCs, "lock:2");
+  h.AddStep(seconds(2), a2, OpType::kInvoke, OpF::kCs, "lock:3");
+  h.AddStep(seconds(3), b, OpType::kInvoke, OpF::kCs, "lock:4");
+  const int64_t crash = h.AddFault(seconds(4), OpF::kCrash, "A", a).index;
+  h.AddStep(seconds(5), b, OpType::kInvoke, OpF::kCs, "lock:1");  // after A's: no overlap
+  h.AddStep(seconds(6), a, OpType::kInvoke, OpF::kCs, "lock:2");  // A again, restarted
+  const int64_t a_exit = h.AddStep(seconds(7), a, OpType::kOk, OpF::kCs, "lock:2").index;
+  h.AddStep(seconds(8), a, OpType::kOk, OpF::kCs, "lock:1");  // no section open: ignored
+  const CheckResult r = CheckMutualExclusion(h, seconds(10));
+  EXPECT_TRUE(r.ok());
+  ASSERT_EQ(r.sections.size(), 6u);
+  for (size_t i : {0u, 1u, 2u}) {
+    EXPECT_TRUE(r.sections[i].crashed) << i;
+    EXPECT_EQ(r.sections[i].exit_index, crash) << i;
+    EXPECT_EQ(r.sections[i].end, seconds(4)) << i;
+  }
+  EXPECT_FALSE(r.sections[3].crashed);  // B's: open to the end
+  EXPECT_EQ(r.sections[3].exit_index, -1);
+  EXPECT_EQ(r.sections[3].end, seconds(10));
+  EXPECT_EQ(r.sections[4].exit_index, -1);
+  EXPECT_FALSE(r.sections[5].crashed);
+  EXPECT_EQ(r.sections[5].exit_index, a_exit);
+  EXPECT_EQ(r.sections[5].end, seconds(7));
+}
+
+// A section entered again without leaving: the exit ends the newer one,
+// the older stays open to the end of the run (and overlaps B's).
+TEST(CheckerTest, ASectionEnteredAgainIsTheOneAnExitEnds) {
+  History h;
+  const int a = h.AddActor("A"), b = h.AddActor("B");
+  const int64_t first = h.AddStep(seconds(0), a, OpType::kInvoke, OpF::kCs, "lock").index;
+  h.AddStep(seconds(1), a, OpType::kInvoke, OpF::kCs, "lock");
+  const int64_t exit = h.AddStep(seconds(2), a, OpType::kOk, OpF::kCs, "lock").index;
+  h.AddStep(seconds(3), a, OpType::kOk, OpF::kCs, "lock");  // nothing open: ignored
+  const int64_t b_enter = h.AddStep(seconds(4), b, OpType::kInvoke, OpF::kCs, "lock").index;
+  h.AddStep(seconds(5), b, OpType::kOk, OpF::kCs, "lock");
+  const CheckResult r = CheckMutualExclusion(h, seconds(10));
+  ASSERT_EQ(r.sections.size(), 3u);
+  EXPECT_EQ(r.sections[0].exit_index, -1);
+  EXPECT_EQ(r.sections[0].end, seconds(10));
+  EXPECT_EQ(r.sections[1].exit_index, exit);
+  EXPECT_EQ(r.sections[1].end, seconds(2));
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].first.enter_index, first);
+  EXPECT_EQ(r.violations[0].second.enter_index, b_enter);
+}
+
+// A crash ends the holding of every thread of the crashed process (not
+// another's): a write over a crashed holder's value is no foreign write,
+// one over a live holder's is, per node and key.
+TEST(CheckerTest, AForeignWriteAfterACrashIsOnlyOverALiveHolder) {
+  History h;
+  const int a = h.AddActor("A"), a2 = h.AddActor("A/2", a), b = h.AddActor("B"),
+            c = h.AddActor("C"), node = h.AddActor("redis0");
+  auto state = [&](int t, const char* key, int owner, int cause) {
+    KeyState s = KeyState::Absent(key);
+    if (owner >= 0) {
+      s.present = true;
+      s.str = h.name(owner);
+    }
+    return h.AddState(seconds(t), node, OpType::kOk, s, cause).index;
+  };
+  h.AddStep(seconds(0), a2, OpType::kOk, OpF::kAcquire, "lock");
+  state(1, "lock", a2, a2);
+  const int64_t b_acquired = h.AddStep(seconds(2), b, OpType::kOk, OpF::kAcquire, "other").index;
+  state(3, "other", b, b);
+  h.AddFault(seconds(4), OpF::kCrash, "A", a);
+  state(5, "lock", -1, c);                       // A/2 crashed: not foreign
+  const int64_t del = state(6, "other", -1, c);  // B still holds: foreign
+  const CheckResult r = CheckMutualExclusion(h, seconds(10));
+  ASSERT_EQ(r.violations.size(), 1u);
+  const Violation& v = r.violations[0];
+  EXPECT_EQ(v.kind, ViolationKind::kForeignWrite);
+  EXPECT_EQ(v.resource, "other");
+  EXPECT_EQ(v.holder, b);
+  EXPECT_EQ(v.writer, c);
+  EXPECT_EQ(v.state_index, del);
+  EXPECT_EQ(v.first.acquired_index, b_acquired);
+}
+
 }  // namespace
 }  // namespace locksim
