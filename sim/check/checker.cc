@@ -9,6 +9,15 @@
 namespace locksim {
 namespace {
 
+// Entry `i` of a table indexed by thread (or node), the table grown with
+// `fill` to hold it: the checks meet ids in history order, not counted up
+// front.
+template <typename T>
+T& Grown(std::vector<T>* table, size_t i, const T& fill = T()) {
+  if (i >= table->size()) table->resize(i + 1, fill);
+  return (*table)[i];
+}
+
 std::vector<CriticalSection> Sections(const History& history, Nanos end) {
   std::vector<CriticalSection> out;
   // By actor: its open sections, each its resource (a view into the
@@ -17,11 +26,6 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
   // cheaper than a map keyed by (actor, resource), which was 2% of a sweep
   // seed (callgrind).
   std::vector<std::vector<std::pair<std::string_view, size_t>>> open;
-  auto open_of = [&open](int actor) -> std::vector<std::pair<std::string_view, size_t>>& {
-    const size_t a = static_cast<size_t>(actor);
-    if (a >= open.size()) open.resize(a + 1);
-    return open[a];
-  };
   auto find = [](std::vector<std::pair<std::string_view, size_t>>& list, std::string_view key) {
     return std::find_if(list.begin(), list.end(), [key](const auto& e) { return e.first == key; });
   };
@@ -39,9 +43,7 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
         open[a].clear();
       }
     } else if (op.f == OpF::kAcquire && op.type == OpType::kOk) {
-      const size_t p = static_cast<size_t>(op.actor);
-      if (p >= last_acquired.size()) last_acquired.resize(p + 1, -1);
-      last_acquired[p] = op.index;
+      Grown(&last_acquired, static_cast<size_t>(op.actor), int64_t{-1}) = op.index;
     } else if (op.f == OpF::kCs && op.type == OpType::kInvoke) {
       const std::string& key = history.key(op);
       CriticalSection s;
@@ -53,7 +55,7 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
       const size_t p = static_cast<size_t>(op.actor);
       s.acquired_index = p < last_acquired.size() ? last_acquired[p] : -1;
       // A section entered again without leaving: the new one is the open one.
-      auto& list = open_of(op.actor);
+      auto& list = Grown(&open, static_cast<size_t>(op.actor));
       auto it = find(list, key);
       if (it != list.end()) {
         it->second = out.size();
@@ -62,7 +64,7 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
       }
       out.push_back(std::move(s));
     } else if (op.f == OpF::kCs && op.type != OpType::kInvoke) {
-      auto& list = open_of(op.actor);
+      auto& list = Grown(&open, static_cast<size_t>(op.actor));
       auto it = find(list, history.key(op));
       if (it != list.end()) {
         out[it->second].end = op.time;
@@ -110,38 +112,34 @@ class Explainer {
   explicit Explainer(const History& history) {
     std::vector<int64_t> last_release;  // by thread: its last release op, or -1
     std::vector<int64_t> last_acquire;  // by thread: its last acquire op, or -1
-    auto at = [](std::vector<int64_t>& v, size_t p) -> int64_t& {
-      if (p >= v.size()) v.resize(p + 1, -1);
-      return v[p];
-    };
     for (const Op& op : history.ops()) {
       const size_t p = static_cast<size_t>(op.actor);
       switch (op.f) {
         case OpF::kAcquire:
           if (op.type != OpType::kInvoke) always_.push_back(op.index);
-          if (op.type == OpType::kInvoke) Of(&markers_, p).push_back({op.index, true});
-          at(last_acquire, p) = op.index;
+          if (op.type == OpType::kInvoke) Grown(&markers_, p).push_back({op.index, true});
+          Grown(&last_acquire, p, int64_t{-1}) = op.index;
           break;
         case OpF::kRelease:
           always_.push_back(op.index);
-          Of(&markers_, p).push_back({op.index, false});
-          at(last_release, p) = op.index;
+          Grown(&markers_, p).push_back({op.index, false});
+          Grown(&last_release, p, int64_t{-1}) = op.index;
           break;
         case OpF::kRedis:
         case OpF::kAdapter: {
           // Inside a release (an acquire) when the thread's last release
           // (acquire) op before it is an invoke.
-          const int64_t r = at(last_release, p);
+          const int64_t r = Grown(&last_release, p, int64_t{-1});
           if (r >= 0 && history.ops()[static_cast<size_t>(r)].type == OpType::kInvoke) {
             release_commands_.push_back({op.index, r});
           }
-          const int64_t q = at(last_acquire, p);
+          const int64_t q = Grown(&last_acquire, p, int64_t{-1});
           if (q >= 0 && history.ops()[static_cast<size_t>(q)].type == OpType::kInvoke) {
-            Of(&acquire_commands_, p).push_back({op.index, q});
+            Grown(&acquire_commands_, p).push_back({op.index, q});
           }
           break;
         }
-        case OpF::kCs: Of(&cs_, p).push_back(op.index); break;
+        case OpF::kCs: Grown(&cs_, p).push_back(op.index); break;
         case OpF::kState:
         case OpF::kWrite: always_.push_back(op.index); break;
         default:
@@ -205,12 +203,6 @@ class Explainer {
     int64_t index;  // an acquire invoke or a release op of the thread
     bool acquire;
   };
-  template <typename T>
-  static std::vector<T>& Of(std::vector<std::vector<T>>* by_thread, size_t p) {
-    if (p >= by_thread->size()) by_thread->resize(p + 1);
-    return (*by_thread)[p];
-  }
-
   std::vector<int64_t> always_;  // faults, acquire results, release ops, state and write ops
   std::vector<Command> release_commands_;
   std::vector<std::vector<Command>> acquire_commands_;  // by thread
@@ -241,9 +233,7 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
   // By thread: its acquire ok while it holds, -1 when it does not.
   std::vector<int64_t> holding;
   auto holding_of = [&holding](int thread) -> int64_t& {
-    const size_t t = static_cast<size_t>(thread);
-    if (t >= holding.size()) holding.resize(t + 1, -1);
-    return holding[t];
+    return Grown(&holding, static_cast<size_t>(thread), int64_t{-1});
   };
   // By node: the thread whose value each watched key holds (0 before any
   // state, -1 when nobody's), the key a view into the history's states. A
@@ -251,12 +241,11 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
   // which built a string per state op.
   std::vector<std::vector<std::pair<std::string_view, int>>> writer;
   auto writer_of = [&writer](int node, std::string_view key) -> int& {
-    const size_t n = static_cast<size_t>(node);
-    if (n >= writer.size()) writer.resize(n + 1);
-    for (auto& [k, w] : writer[n]) {
+    auto& keys = Grown(&writer, static_cast<size_t>(node));
+    for (auto& [k, w] : keys) {
       if (k == key) return w;
     }
-    return writer[n].emplace_back(key, 0).second;
+    return keys.emplace_back(key, 0).second;
   };
   for (const Op& op : history.ops()) {
     if (op.f == OpF::kAcquire && op.type == OpType::kOk && !op.nested) {
