@@ -62,7 +62,8 @@ test: deps-browser deps-node build
 test-long: build
 	@cd $(BUILD) && ctest --output-on-failure -L long
 
-# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer, but
+# The same tests under AddressSanitizer and UndefinedBehaviorSanitizer (the
+# code at -O1 with line tables only: see LOCKSIM_SANITIZE in CMakeLists.txt), but
 # the real-parity runs and the docs' commands (a minute of searching, which
 # the unit tests cover under the sanitizers anyway): their real timings are
 # not made for a sanitized build
