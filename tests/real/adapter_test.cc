@@ -379,7 +379,9 @@ TEST_F(AdapterTest, AManifestRunsItsLibraryUnderItsOwnId) {
 // explore --backend real: a library searched, not only replayed. Seed 2
 // of redis-py under pause stops a holder past its lease (as on the virtual
 // Redis); the finding is kept only because its saved file, replayed on
-// real servers, showed the same kind.
+// real servers, showed the same kind (the shrunk file also at twice the
+// speed, or else the unshrunk one is saved: on a loaded machine the shrunk
+// one's 74 ms of real-time margin was not always enough for this replay).
 TEST_F(AdapterTest, ExploreOnRealServersFindsRedisPysPauseViolationAndItReplays) {
 #ifdef LOCKSIM_SANITIZE
   // Its verdict rests on real timings at 1/20 of real time, which a
