@@ -86,7 +86,7 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
   Nanos refused_since{0};
   Nanos last_refused{0};
   std::map<int, Nanos> asked;  // thread -> when its pending request was sent
-  const std::vector<Op>& ops = history.ops();
+  const OpLog& ops = history.ops();
   for (size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     const Nanos t = op.time;

@@ -298,8 +298,8 @@ int RunCommand(const std::vector<std::string>& args, bool suite_only) {
       "(docs/adapters.md); with --algorithm ID of an adapter-driven variant, the program "
       "replaces that variant's")(
       "max-ops", po::value(&max_ops),
-      "stop a run once its history holds this many operations (about 150 bytes each; "
-      "default 4000000, 0: no cap); the result says where it stopped")(
+      "stop a run once its history holds this many operations (about 35 bytes each "
+      "when retrying; default 4000000, 0: no cap below 2^31); the result says where it stopped")(
       "quiet,q", po::bool_switch(&quiet), "no summary, table or progress line");
   backend.AddTo(cl);
   cl.Positional("path", -1);

@@ -121,8 +121,12 @@ int History::Find(std::string_view name) const {
 
 const Op& History::Append(Nanos time, int actor, OpType type, OpF f, Payload payload,
                           uint32_t slot, int node, int subject, bool nested) {
-  Op op;
-  op.index = static_cast<int64_t>(ops_.size());
+  if (ops_.size() >= kMaxOps) {
+    std::fprintf(stderr, "locksim: a history holds at most %zu operations\n", kMaxOps);
+    std::abort();
+  }
+  Op& op = ops_.Append();
+  op.index = static_cast<int32_t>(ops_.size() - 1);
   op.time = time;
   op.actor = actor;
   op.node = node;
@@ -132,9 +136,8 @@ const Op& History::Append(Nanos time, int actor, OpType type, OpF f, Payload pay
   op.payload = payload;
   op.nested = nested;
   op.slot = slot;
-  ops_.push_back(op);
   if (listener_) listener_(op.index);
-  return ops_[static_cast<size_t>(op.index)];
+  return op;
 }
 
 const Op& History::AddStep(Nanos time, int actor, OpType type, OpF f, std::string_view key,

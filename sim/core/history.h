@@ -19,10 +19,13 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -78,16 +81,118 @@ enum class Payload : uint8_t {
 };
 
 struct Op {
-  int64_t index = 0;
   Nanos time{0};
-  int actor = 0;     // a thread, or a node, or the nemesis: History::name(actor)
-  int node = -1;     // the Redis node, for f == kRedis
-  int subject = -1;  // faults: the actor acted on; state: who changed it
+  int32_t index = 0;  // its place in the history (below History::kMaxOps)
+  int actor = 0;      // a thread, or a node, or the nemesis: History::name(actor)
+  int node = -1;      // the Redis node, for f == kRedis
+  int subject = -1;   // faults: the actor acted on; state: who changed it
+  uint32_t slot = 0;  // where the value is in its side table
   OpType type = OpType::kInfo;
   OpF f = OpF::kAcquire;
   Payload payload = Payload::kNone;
   bool nested = false;  // acquire / release of a lock already held (reenter)
-  uint32_t slot = 0;    // where the value is in its side table
+};
+// A history holds millions of them: keep an Op at 32 bytes.
+static_assert(sizeof(Op) == 32);
+static_assert(std::is_trivially_destructible_v<Op>);
+
+// A history's ops, in fixed-size chunks that never move. Appending copies
+// nothing that is there (a doubling vector held its old and its new array
+// at once: a long run's ops three times over at the peak, in explore, the
+// largest seed's), and a reference to an op stays valid while more are
+// added. Read it like a vector: ops[i], size(), a range for.
+class OpLog {
+ public:
+  static constexpr size_t kChunkBits = 10;  // 1 024 ops, 32 KiB
+  static constexpr size_t kChunkSize = size_t{1} << kChunkBits;
+
+  // A random-access iterator: the op's index, and its address kept at hand
+  // so that a range for reads ops as from an array.
+  class Iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = Op;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const Op*;
+    using reference = const Op&;
+    Iterator() = default;
+    Iterator(const OpLog* log, size_t i) : log_(log), i_(i), at_(log->Address(i)) {}
+    const Op& operator*() const { return *at_; }
+    const Op* operator->() const { return at_; }
+    const Op& operator[](difference_type n) const { return *(*this + n); }
+    Iterator& operator++() {
+      ++i_;
+      ++at_;
+      if ((i_ & (kChunkSize - 1)) == 0) at_ = log_->Address(i_);
+      return *this;
+    }
+    Iterator operator++(int) { Iterator old = *this; ++*this; return old; }
+    Iterator& operator+=(difference_type n) {
+      return *this = Iterator(log_, i_ + static_cast<size_t>(n));
+    }
+    Iterator& operator--() { return *this += -1; }
+    Iterator operator--(int) { Iterator old = *this; --*this; return old; }
+    Iterator& operator-=(difference_type n) { return *this += -n; }
+    friend Iterator operator+(Iterator it, difference_type n) { return it += n; }
+    friend Iterator operator+(difference_type n, Iterator it) { return it += n; }
+    friend Iterator operator-(Iterator it, difference_type n) { return it -= n; }
+    friend difference_type operator-(const Iterator& a, const Iterator& b) {
+      return static_cast<difference_type>(a.i_) - static_cast<difference_type>(b.i_);
+    }
+    friend bool operator==(const Iterator& a, const Iterator& b) { return a.i_ == b.i_; }
+    friend auto operator<=>(const Iterator& a, const Iterator& b) { return a.i_ <=> b.i_; }
+
+   private:
+    const OpLog* log_ = nullptr;
+    size_t i_ = 0;
+    const Op* at_ = nullptr;
+  };
+
+  OpLog() = default;
+  OpLog(OpLog&& other) noexcept
+      : chunks_(std::move(other.chunks_)), size_(std::exchange(other.size_, 0)) {}
+  OpLog& operator=(OpLog&& other) noexcept {
+    chunks_ = std::move(other.chunks_);
+    size_ = std::exchange(other.size_, 0);
+    return *this;
+  }
+  OpLog(const OpLog& other) {
+    for (const Op& op : other) Append() = op;
+  }
+  OpLog& operator=(const OpLog& other) {
+    if (this != &other) *this = OpLog(other);
+    return *this;
+  }
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const Op& operator[](size_t i) const { return chunks_[i >> kChunkBits][i & (kChunkSize - 1)]; }
+  const Op& back() const { return (*this)[size_ - 1]; }
+  Iterator begin() const { return Iterator(this, 0); }
+  Iterator end() const { return Iterator(this, size_); }
+  // A new op at the end, for the caller to fill in; it stays where it is.
+  Op& Append() {
+    if ((size_ & (kChunkSize - 1)) == 0) chunks_.emplace_back(NewChunk());
+    return *std::construct_at(&chunks_.back()[size_++ & (kChunkSize - 1)]);
+  }
+
+ private:
+  struct FreeChunk {
+    void operator()(Op* chunk) const { ::operator delete(chunk); }
+  };
+  using Chunk = std::unique_ptr<Op[], FreeChunk>;
+  // Storage for kChunkSize ops, each constructed when appended.
+  static Chunk NewChunk() {
+    return Chunk(static_cast<Op*>(::operator new(kChunkSize * sizeof(Op))));
+  }
+  // Where op i is, or will be when appended; null past the last chunk.
+  const Op* Address(size_t i) const {
+    const size_t chunk = i >> kChunkBits;
+    return chunk < chunks_.size() ? &chunks_[chunk][i & (kChunkSize - 1)] : nullptr;
+  }
+
+  std::vector<Chunk> chunks_;
+  size_t size_ = 0;
 };
 
 // A watched key on a node at one moment: absent, or its value (a string,
@@ -228,7 +333,10 @@ class History {
   // The listener may add ops itself.
   void SetListener(std::function<void(int64_t)> listener) { listener_ = std::move(listener); }
 
-  const std::vector<Op>& ops() const { return ops_; }
+  // At most kMaxOps of them: Op::index is 32 bits (a run stops at the
+  // cap, RunOptions::max_ops, before).
+  static constexpr size_t kMaxOps = INT32_MAX;
+  const OpLog& ops() const { return ops_; }
   size_t size() const { return ops_.size(); }
 
  private:
@@ -257,7 +365,7 @@ class History {
 
   std::vector<std::string> names_;
   std::vector<int> owners_;
-  std::vector<Op> ops_;
+  OpLog ops_;
   // The side tables. Deques, so that a reference to a value stays valid
   // while ops are added (a listener reads one op's value while the fault it
   // fires records another).

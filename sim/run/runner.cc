@@ -351,8 +351,11 @@ Nemesis::Hooks ScenarioRun::NemesisHooks() {
 
 void ScenarioRun::Start() {
   nemesis_->Start();
-  const int64_t max_ops = options_.max_ops;
-  if (max_ops > 0) world_->SetHistoryCap(static_cast<size_t>(max_ops));
+  // No cap (0) is the history's own limit, less room for the ops of the
+  // event that reaches it.
+  constexpr int64_t kLimit = static_cast<int64_t>(History::kMaxOps) - 4096;
+  const int64_t max_ops = options_.max_ops > 0 ? std::min(options_.max_ops, kLimit) : kLimit;
+  world_->SetHistoryCap(static_cast<size_t>(max_ops));
   if (options_.progress) {
     const Nanos duration = scenario().duration;
     world_->SetMonitor(4096, [this, duration] {
