@@ -110,30 +110,30 @@ bool IsFault(OpF f) {
 class Explainer {
  public:
   explicit Explainer(const History& history) {
-    std::vector<int64_t> last_release;  // by thread: its last release op, or -1
-    std::vector<int64_t> last_acquire;  // by thread: its last acquire op, or -1
+    std::vector<int32_t> last_release;  // by thread: its last release op, or -1
+    std::vector<int32_t> last_acquire;  // by thread: its last acquire op, or -1
     for (const Op& op : history.ops()) {
       const size_t p = static_cast<size_t>(op.actor);
       switch (op.f) {
         case OpF::kAcquire:
           if (op.type != OpType::kInvoke) always_.push_back(op.index);
           if (op.type == OpType::kInvoke) Grown(&markers_, p).push_back({op.index, true});
-          Grown(&last_acquire, p, int64_t{-1}) = op.index;
+          Grown(&last_acquire, p, int32_t{-1}) = op.index;
           break;
         case OpF::kRelease:
           always_.push_back(op.index);
           Grown(&markers_, p).push_back({op.index, false});
-          Grown(&last_release, p, int64_t{-1}) = op.index;
+          Grown(&last_release, p, int32_t{-1}) = op.index;
           break;
         case OpF::kRedis:
         case OpF::kAdapter: {
           // Inside a release (an acquire) when the thread's last release
           // (acquire) op before it is an invoke.
-          const int64_t r = Grown(&last_release, p, int64_t{-1});
+          const int32_t r = Grown(&last_release, p, int32_t{-1});
           if (r >= 0 && history.ops()[static_cast<size_t>(r)].type == OpType::kInvoke) {
             release_commands_.push_back({op.index, r});
           }
-          const int64_t q = Grown(&last_acquire, p, int64_t{-1});
+          const int32_t q = Grown(&last_acquire, p, int32_t{-1});
           if (q >= 0 && history.ops()[static_cast<size_t>(q)].type == OpType::kInvoke) {
             Grown(&acquire_commands_, p).push_back({op.index, q});
           }
@@ -168,7 +168,7 @@ class Explainer {
     std::vector<int64_t> out;
     from = std::max<int64_t>(from, 0);
     if (from > to) return out;
-    auto range = [&](const std::vector<int64_t>& sorted) {
+    auto range = [&](const std::vector<int32_t>& sorted) {
       auto lo = std::lower_bound(sorted.begin(), sorted.end(), from);
       out.insert(out.end(), lo, std::upper_bound(lo, sorted.end(), to));
     };
@@ -195,18 +195,20 @@ class Explainer {
   }
 
  private:
+  // Op indices are 32 bits (Op::index): a retry storm sends tens of
+  // thousands of commands inside one acquire, each listed here.
   struct Command {
-    int64_t index;   // the redis (adapter) op
-    int64_t opened;  // the release (acquire) invoke it was sent inside
+    int32_t index;   // the redis (adapter) op
+    int32_t opened;  // the release (acquire) invoke it was sent inside
   };
   struct Marker {
-    int64_t index;  // an acquire invoke or a release op of the thread
+    int32_t index;  // an acquire invoke or a release op of the thread
     bool acquire;
   };
-  std::vector<int64_t> always_;  // faults, acquire results, release ops, state and write ops
+  std::vector<int32_t> always_;  // faults, acquire results, release ops, state and write ops
   std::vector<Command> release_commands_;
   std::vector<std::vector<Command>> acquire_commands_;  // by thread
-  std::vector<std::vector<int64_t>> cs_;                // by thread: its cs ops
+  std::vector<std::vector<int32_t>> cs_;                // by thread: its cs ops
   std::vector<std::vector<Marker>> markers_;            // by thread
 };
 
