@@ -368,8 +368,10 @@ void ScenarioRun::Start() {
     result_.stopped_early =
         "stopped at " + FormatDuration(world_->Now()) + " of " +
         FormatDuration(scenario().duration) + ": the history reached " +
-        std::to_string(world_->history().size()) + " operations (--max-ops " +
-        std::to_string(max_ops) + "); the verdict covers the run until then";
+        std::to_string(world_->history().size()) + " operations (" +
+        (max_ops == options_.max_ops ? "--max-ops " + std::to_string(max_ops)
+                                     : "the history's limit, " + std::to_string(max_ops)) +
+        "); the verdict covers the run until then";
   }
 }
 
