@@ -30,7 +30,6 @@
 #include "bench/figures.h"
 #include "bench/peer.h"
 #include "lockimpls/set_nx_px/set_nx_px.h"
-#include "sim/core/allocator.h"
 #include "sim/core/errors.h"
 
 namespace locksim::bench {
@@ -406,7 +405,6 @@ int Main(const Options& options) {
 }  // namespace locksim::bench
 
 int main(int argc, char** argv) {
-  locksim::KeepMemoryBetweenRuns();  // as locksim's main does
   using locksim::bench::Options;
   Options options;
   try {

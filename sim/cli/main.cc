@@ -13,7 +13,6 @@
 #include <boost/program_options.hpp>
 
 #include "sim/cli/commands.h"
-#include "sim/core/allocator.h"
 #include "sim/core/crash.h"
 #include "sim/core/errors.h"
 #include "sim/core/interrupt.h"
@@ -98,7 +97,6 @@ int Main(int argc, char** argv) {
 }  // namespace locksim
 
 int main(int argc, char** argv) {
-  locksim::KeepMemoryBetweenRuns();
   locksim::ReportCrashes(argc, argv);
   // A write to a server that died must be an error reply, not a SIGPIPE
   // that kills the harness before it can stop its other servers.
