@@ -7,8 +7,9 @@ namespace locksim {
 Task<bool> LuaAcquireLock::Acquire(Env& env) {
   const std::string value = env.RandomToken();
   values_[env.ThreadId()] = value;
-  const Command eval = {"EVAL", std::string(kLuaAcquireScript), "1", config_.key, value,
-                        std::to_string(duration_cast<Millis>(config_.ttl).count())};
+  const SharedCommand eval =
+      Share({"EVAL", std::string(kLuaAcquireScript), "1", config_.key, value,
+             std::to_string(duration_cast<Millis>(config_.ttl).count())});
   for (int64_t i = 0; i < config_.tries; ++i) {
     if (i > 0) co_await env.SleepFor(config_.retry_delay);
     Reply r = co_await env.Call(0, eval);

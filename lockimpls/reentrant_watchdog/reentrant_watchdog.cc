@@ -13,8 +13,8 @@ std::string MsArg(Nanos d) {
 // function taking its state by value, since tasks are lazy.
 Task<void> Watchdog(Env& env, std::shared_ptr<ReentrantWatchdogLock::Renewal> renewal,
                     std::string key, std::string owner, Nanos lease, Nanos interval) {
-  const Command renew = {"EVAL", std::string(kRedissonRenewScript), "1", key,
-                         MsArg(lease), owner};
+  const SharedCommand renew =
+      Share({"EVAL", std::string(kRedissonRenewScript), "1", key, MsArg(lease), owner});
   for (;;) {
     co_await env.SleepFor(interval);
     if (renewal->cancelled) co_return;
@@ -38,8 +38,8 @@ std::string ReentrantWatchdogLock::Owner(const Env& thread) const {
 }
 
 Task<bool> ReentrantWatchdogLock::Acquire(Env& env) {
-  const Command eval = {"EVAL", std::string(kRedissonLockScript), "1", config_.key,
-                        MsArg(config_.ttl), Owner(env)};
+  const SharedCommand eval = Share({"EVAL", std::string(kRedissonLockScript), "1", config_.key,
+                                    MsArg(config_.ttl), Owner(env)});
   const Nanos end = env.Now() + config_.acquire_timeout;
   for (int64_t attempt = 1;; ++attempt) {
     Reply r = co_await env.Call(0, eval);

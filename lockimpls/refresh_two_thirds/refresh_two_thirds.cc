@@ -16,8 +16,8 @@ std::string MsArg(Nanos d) {
 // on (a ScheduledFuture is only stopped by cancel()).
 Task<void> Refresh(Env& env, std::shared_ptr<bool> cancelled, std::string key,
                    std::string identity, Nanos lease, Nanos interval) {
-  const Command refresh = {"EVAL", std::string(kRefreshScript), "1", key, identity,
-                           MsArg(lease)};
+  const SharedCommand refresh =
+      Share({"EVAL", std::string(kRefreshScript), "1", key, identity, MsArg(lease)});
   for (;;) {
     co_await env.SleepFor(interval);
     if (*cancelled) co_return;
@@ -31,8 +31,8 @@ Task<bool> RefreshTwoThirdsLock::Acquire(Env& env) {
   const Nanos end = env.Now() + config_.acquire_timeout;
   const bool local = co_await local_.TryLock(env, config_.acquire_timeout);
   if (!local) co_return false;
-  const Command eval = {"EVAL", std::string(kRefreshAcquireScript), "1", config_.key,
-                        Identity(env), MsArg(config_.ttl)};
+  const SharedCommand eval = Share({"EVAL", std::string(kRefreshAcquireScript), "1",
+                                    config_.key, Identity(env), MsArg(config_.ttl)});
   for (int64_t attempt = 1;; ++attempt) {
     Reply r = co_await env.Call(0, eval);
     if (r.IsInteger(1)) {

@@ -11,8 +11,8 @@ Task<bool> RegistryLock::Acquire(Env& env) {
   if (!local) co_return false;
   const std::string expiry =
       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(config_.ttl).count());
-  const Command obtain = {"EVAL", std::string(kObtainLockScript), "1", config_.key, client_id_,
-                          expiry};
+  const SharedCommand obtain =
+      Share({"EVAL", std::string(kObtainLockScript), "1", config_.key, client_id_, expiry});
   for (int64_t attempt = 1;; ++attempt) {
     Reply r = co_await env.Call(0, obtain);
     if (r.IsInteger(1)) co_return true;

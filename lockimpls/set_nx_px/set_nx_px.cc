@@ -10,7 +10,8 @@ Task<bool> SetNxPxLock::Acquire(Env& env) {
   const Nanos end = env.Now() + config_.acquire_timeout;
   // Commands are built as named locals: g++ 12 miscompiles braced lists
   // of strings inside a co_await expression ("array used as initializer").
-  const Command set = {"SET", config_.key, token, "NX", "PX", ttl_ms};
+  // Built once and shared: every retry sends it as it is.
+  const SharedCommand set = Share({"SET", config_.key, token, "NX", "PX", ttl_ms});
   for (;;) {
     Reply r = co_await env.Call(0, set);
     if (r.IsOk()) co_return true;

@@ -5,7 +5,7 @@ namespace locksim {
 Task<bool> SetnxSimpleLock::Acquire(Env& env) {
   const std::string uuid = env.RandomToken();
   uuids_[env.ThreadId()] = uuid;
-  const Command setnx = {"SETNX", config_.key, uuid};
+  const SharedCommand setnx = Share({"SETNX", config_.key, uuid});
   for (int64_t i = 0; i < config_.tries; ++i) {
     if (i > 0) co_await env.SleepFor(config_.retry_delay);
     Reply r = co_await env.Call(0, setnx);

@@ -30,6 +30,15 @@ class Env {
   // The same for a command the caller keeps (a retry loop sends one again
   // and again): copied now, with CopyToSend, not when the task starts.
   Task<Reply> Call(int node, const Command& cmd) { return Call(node, CopyToSend(cmd), Nanos{0}); }
+  // The same for a command built once for a loop that sends it again and
+  // again (SharedCommand): the virtual world serves it where it is, and the
+  // history knows it for the one it stored last time without comparing
+  // bytes. A world that copies it anyway (the real one writes its bytes to
+  // a socket) needs no override.
+  Task<Reply> Call(int node, const SharedCommand& cmd) { return CallShared(node, cmd, Nanos{0}); }
+  virtual Task<Reply> CallShared(int node, SharedCommand cmd, Nanos timeout) {
+    return Call(node, Command(*cmd), timeout);
+  }
   // The same, giving up after `timeout` (when > 0, and before the
   // scenario's socket timeout if that is shorter): the connection is
   // abandoned and the reply is an error, the command's outcome unknown.
@@ -91,6 +100,8 @@ class EnvWrapper : public Env {
   Env* target() const { return target_; }
 
   using Env::Call;
+  // A shared command goes through Env's CallShared, a copy into this Call,
+  // so that a wrapper that overrides Call sees every command.
   Task<Reply> Call(int node, Command cmd, Nanos timeout) override {
     return target_->Call(node, std::move(cmd), timeout);
   }

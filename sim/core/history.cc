@@ -182,6 +182,18 @@ const Op& History::AddCommand(Nanos time, int actor, int node, const Command& cm
   return Append(time, actor, OpType::kInvoke, OpF::kRedis, Payload::kCommand, last, node);
 }
 
+const Op& History::AddCommand(Nanos time, int actor, int node, const SharedCommand& cmd) {
+  if (last_shared_.size() <= static_cast<size_t>(actor)) last_shared_.resize(actor + 1);
+  LastShared& last = last_shared_[static_cast<size_t>(actor)];
+  if (last.cmd == cmd) {
+    LastOf(&last_command_, actor) = last.slot;
+    return Append(time, actor, OpType::kInvoke, OpF::kRedis, Payload::kCommand, last.slot, node);
+  }
+  const Op& op = AddCommand(time, actor, node, *cmd);
+  last = LastShared{cmd, op.slot};
+  return op;
+}
+
 const Op& History::AddReply(Nanos time, int actor, OpType type, int node, const Reply& reply) {
   // As with commands: the retries' replies (nil, nil, ...) are stored once.
   uint32_t& last = LastOf(&last_reply_, actor);

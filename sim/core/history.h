@@ -296,6 +296,9 @@ class History {
   // into the history's command buffer, so the caller keeps `cmd` to send;
   // an actor's command equal to its last one shares that one's bytes.
   const Op& AddCommand(Nanos time, int actor, int node, const Command& cmd);
+  // The same for a shared command (never changed): when it is the one this
+  // actor sent last as shared, its bytes are not compared again.
+  const Op& AddCommand(Nanos time, int actor, int node, const SharedCommand& cmd);
   // The reply to it: ok, or info for a reply that never came in time. An
   // actor's reply equal to its last one shares that one's copy.
   const Op& AddReply(Nanos time, int actor, OpType type, int node, const Reply& reply);
@@ -376,6 +379,12 @@ class History {
   std::vector<CommandSlot> commands_;
   static constexpr uint32_t kNoSlot = UINT32_MAX;
   std::vector<uint32_t> last_command_;  // by actor: the slot of its last command
+  // By actor: the last shared command it sent, and the slot it is in.
+  struct LastShared {
+    SharedCommand cmd;
+    uint32_t slot = kNoSlot;
+  };
+  std::vector<LastShared> last_shared_;
   std::deque<Reply> replies_;
   std::vector<uint32_t> last_reply_;  // by actor: the slot of its last reply
   std::deque<Number> numbers_;

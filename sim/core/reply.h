@@ -6,6 +6,7 @@
 #define LOCKSIM_SIM_CORE_REPLY_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,6 +16,10 @@ namespace locksim {
 
 // A command as Redis receives it: argv[0] is the command name.
 using Command = std::vector<std::string>;
+// A command built once and sent again and again, never changed (a retry
+// loop's SET NX): Env::Call sends it without a copy.
+using SharedCommand = std::shared_ptr<const Command>;
+inline SharedCommand Share(Command cmd) { return std::make_shared<const Command>(std::move(cmd)); }
 
 struct Reply;
 

@@ -11,8 +11,15 @@ namespace {
 // incarnation: a paused process sends and reads nothing until it resumes,
 // and a crashed one never does.
 struct CallAwaiter final : ReplySink {
-  CallAwaiter(Runtime* rt, int p, int inc, int a, int n, Command c, Nanos call_timeout)
-      : runtime(rt), process(p), incarnation(inc), actor(a), node(n), cmd(std::move(c)) {
+  CallAwaiter(Runtime* rt, int p, int inc, int a, int n, Command c, SharedCommand s,
+              Nanos call_timeout)
+      : runtime(rt),
+        process(p),
+        incarnation(inc),
+        actor(a),
+        node(n),
+        cmd(std::move(c)),
+        shared(std::move(s)) {
     // The shorter of the call's own timeout and the socket timeout.
     const Nanos socket = runtime->call_timeout();
     timeout = call_timeout.count() > 0 && (socket.count() == 0 || call_timeout < socket)
@@ -26,6 +33,7 @@ struct CallAwaiter final : ReplySink {
   int actor;
   int node;
   Command cmd;
+  SharedCommand shared;  // when set, the command (and `cmd` is empty)
   Nanos timeout{0};  // 0: wait for ever
   Reply reply;
   std::coroutine_handle<> handle;
@@ -66,7 +74,11 @@ struct CallAwaiter final : ReplySink {
           },
           incarnation);
     }
-    runtime->Send(process, actor, node, std::move(cmd), this);
+    if (shared) {
+      runtime->SendShared(process, actor, node, std::move(shared), this);
+    } else {
+      runtime->Send(process, actor, node, std::move(cmd), this);
+    }
   }
 
   void Receive(Reply&& r) override {
@@ -144,16 +156,30 @@ struct WaitAwaiter {
 }  // namespace
 
 Task<Reply> ProcessEnv::Call(int node, Command cmd, Nanos timeout) {
+  return Send(node, std::move(cmd), nullptr, timeout);
+}
+
+Task<Reply> ProcessEnv::CallShared(int node, SharedCommand cmd, Nanos timeout) {
+  return Send(node, Command(), std::move(cmd), timeout);
+}
+
+Task<Reply> ProcessEnv::Send(int node, Command cmd, SharedCommand shared, Nanos timeout) {
   if (node < 0 || node >= runtime_->NodeCount()) {
     runtime_->InvariantBroken("lock code called node " + std::to_string(node) + " of " +
                               std::to_string(runtime_->NodeCount()));
   }
-  // The history copies the command's bytes into its buffer; the command
-  // itself moves on to the world.
-  runtime_->history().AddCommand(runtime_->Now(), actor_, node, cmd);
+  // The history copies the command's bytes into its buffer (a shared one's
+  // only when it is not the one it stored last for this thread); the
+  // command itself moves on to the world.
+  if (shared) {
+    runtime_->history().AddCommand(runtime_->Now(), actor_, node, shared);
+  } else {
+    runtime_->history().AddCommand(runtime_->Now(), actor_, node, cmd);
+  }
   // A named awaiter, not a temporary: g++ 12 destroys the members of a
   // prvalue awaiter in a co_await expression twice (GCC PR 100611 family).
-  CallAwaiter awaiter(runtime_, process_, incarnation_, actor_, node, std::move(cmd), timeout);
+  CallAwaiter awaiter(runtime_, process_, incarnation_, actor_, node, std::move(cmd),
+                      std::move(shared), timeout);
   co_return co_await awaiter;
 }
 

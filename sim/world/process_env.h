@@ -24,6 +24,7 @@ class ProcessEnv : public Env {
 
   using Env::Call;
   Task<Reply> Call(int node, Command cmd, Nanos timeout) override;
+  Task<Reply> CallShared(int node, SharedCommand cmd, Nanos timeout) override;
   Command CopyToSend(const Command& cmd) override;
   int NodeCount() const override { return runtime_->NodeCount(); }
   Nanos Now() const override { return runtime_->LocalNow(process_); }
@@ -38,6 +39,9 @@ class ProcessEnv : public Env {
   int incarnation() const { return incarnation_; }
 
  private:
+  // Call and CallShared: `cmd` is sent, or `shared` when it is set.
+  Task<Reply> Send(int node, Command cmd, SharedCommand shared, Nanos timeout);
+
   Runtime* runtime_;
   int process_;
   int incarnation_;  // the process's life this thread belongs to

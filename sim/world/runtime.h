@@ -155,6 +155,11 @@ class Runtime {
   // `client`). `sink` must live until then, or until the client's
   // incarnation ends.
   virtual void Send(int client, int actor, int node, Command cmd, ReplySink* sink) = 0;
+  // The same for a command shared with the sender (Env::Call of a
+  // SharedCommand): a world that serves it where it is overrides this.
+  virtual void SendShared(int client, int actor, int node, SharedCommand cmd, ReplySink* sink) {
+    Send(client, actor, node, Command(*cmd), sink);
+  }
   virtual int NodeCount() const = 0;
 
   // Events waiting in the queue (what a long run keeps in memory besides

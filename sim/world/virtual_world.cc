@@ -303,28 +303,15 @@ VirtualRedis::ConnId VirtualWorld::ConnectionOf(int actor, int physical) {
   return c.id;
 }
 
-uint32_t VirtualWorld::NewMessage() {
+uint32_t VirtualWorld::NewRequest(int client, int actor, int node, ReplySink* sink) {
   if (free_messages_.empty()) {
     free_messages_.push_back(static_cast<uint32_t>(messages_.size()));
     messages_.emplace_back();
   }
   const uint32_t id = free_messages_.back();
   free_messages_.pop_back();
-  return id;
-}
-
-void VirtualWorld::FreeMessage(uint32_t id) {
-  Message& m = messages_[id];
-  m.cmd.clear();
-  m.reply = Reply();
-  m.sink = nullptr;
-  free_messages_.push_back(id);
-}
-
-void VirtualWorld::Send(int client, int actor, int node, Command cmd, ReplySink* sink) {
   if (client_of_.size() <= static_cast<size_t>(actor)) client_of_.resize(actor + 1, -1);
   client_of_[actor] = client;
-  const uint32_t id = NewMessage();
   Message& m = messages_[id];
   m.client = client;
   m.actor = actor;
@@ -332,8 +319,31 @@ void VirtualWorld::Send(int client, int actor, int node, Command cmd, ReplySink*
   m.physical = groups_[node].master;
   m.generation = GenerationOf(actor, node);
   m.replying = false;
-  m.cmd = std::move(cmd);
   m.sink = sink;
+  return id;
+}
+
+void VirtualWorld::FreeMessage(uint32_t id) {
+  Message& m = messages_[id];
+  m.cmd.clear();
+  m.shared.reset();
+  m.reply = Reply();
+  m.sink = nullptr;
+  free_messages_.push_back(id);
+}
+
+void VirtualWorld::Send(int client, int actor, int node, Command cmd, ReplySink* sink) {
+  const uint32_t id = NewRequest(client, actor, node, sink);
+  Message& m = messages_[id];
+  m.cmd = std::move(cmd);
+  Transmit(client, nodes_[m.physical].process, id);
+}
+
+void VirtualWorld::SendShared(int client, int actor, int node, SharedCommand cmd,
+                              ReplySink* sink) {
+  const uint32_t id = NewRequest(client, actor, node, sink);
+  Message& m = messages_[id];
+  m.shared = std::move(cmd);
   Transmit(client, nodes_[m.physical].process, id);
 }
 
@@ -372,7 +382,8 @@ void VirtualWorld::ServeRequest(uint32_t id) {
     const int64_t now_ms = NodeMillis(physical);
     if (TimeMayHaveChanged(physical, now_ms)) Observe(physical);  // what time alone changed
     const int64_t dirty = n.redis->dirty();
-    m.reply = n.redis->Execute(ConnectionOf(m.actor, physical), m.cmd, now_ms);
+    m.reply = n.redis->Execute(ConnectionOf(m.actor, physical), m.shared ? *m.shared : m.cmd,
+                               now_ms);
     // Virtual time cannot wait for a script that does not end: the run
     // stops, naming it.
     if (std::optional<std::string> runaway = n.redis->TakeRunawayScript()) {
@@ -395,8 +406,12 @@ void VirtualWorld::ServeRequest(uint32_t id) {
     }
   }
   m.replying = true;
-  GiveBackCommand(std::move(m.cmd));
-  m.cmd.clear();
+  if (m.shared) {
+    m.shared.reset();  // the sender's, and it may send it again now
+  } else {
+    GiveBackCommand(std::move(m.cmd));
+    m.cmd.clear();
+  }
   Transmit(n.process, m.client, id);
 }
 

@@ -33,6 +33,7 @@ class VirtualWorld : public World {
   explicit VirtualWorld(const WorldOptions& options);
 
   void Send(int client, int actor, int node, Command cmd, ReplySink* sink) override;
+  void SendShared(int client, int actor, int node, SharedCommand cmd, ReplySink* sink) override;
   int NodeCount() const override { return static_cast<int>(groups_.size()); }
   void Abandon(int actor, int node) override;
 
@@ -101,10 +102,13 @@ class VirtualWorld : public World {
     int generation = 0;  // of the client's connection when it was sent
     bool replying = false;
     Command cmd;
+    SharedCommand shared;  // when set, the command (and `cmd` is empty)
     Reply reply;
     ReplySink* sink = nullptr;
   };
-  uint32_t NewMessage();
+  // A new request from thread `actor` of process `client` to group `node`;
+  // its command is for the caller to put in.
+  uint32_t NewRequest(int client, int actor, int node, ReplySink* sink);
   void FreeMessage(uint32_t id);
   // A request reaching its node; a reply reaching its client.
   void ServeRequest(uint32_t id);

@@ -74,5 +74,24 @@ TEST(EnvWrapperTest, AFaultyEnvOverridesOneMethodAndKeepsTheRest) {
   EXPECT_EQ(w.history().size(), 0u) << "the command never reached the world";
 }
 
+Task<void> SendShared(Env* env, SharedCommand cmd, Reply* reply) {
+  *reply = co_await env->Call(0, cmd);
+}
+
+// A wrapper that overrides Call sees shared commands too (a retry loop's):
+// they reach it as a copy.
+TEST(EnvWrapperTest, AFaultyEnvSeesSharedCommandsToo) {
+  VirtualWorld w({});
+  const int p = w.AddProcess("A");
+  ProcessEnv target(&w, p);
+  UnreachableEnv env(&target);
+  Reply reply;
+  w.Spawn(p, Nanos(0),
+          SendShared(&env, std::make_shared<const Command>(Command{"SET", "k", "v"}), &reply));
+  w.Run(seconds(1));
+  EXPECT_EQ(reply, Reply::Error("ERR connection refused"));
+  EXPECT_EQ(w.history().size(), 0u) << "the command never reached the world";
+}
+
 }  // namespace
 }  // namespace locksim

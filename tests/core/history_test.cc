@@ -110,6 +110,47 @@ TEST(HistoryTest, RepeatedCommandsReadBackAsSentWhoeverSentThem) {
   }
 }
 
+// And so do shared commands (a lock's retry loop), mixed with copies: the
+// same shared command, sent again after others, by its actor or another,
+// reads back as itself; another shared command with the same bytes too.
+TEST(HistoryTest, SharedCommandsReadBackAsSentAmongOthers) {
+  History h;
+  const int a = h.AddActor("A");
+  const int b = h.AddActor("B");
+  const SharedCommand set =
+      std::make_shared<const Command>(Command{"SET", "lock:x", "tok-a", "NX", "PX", "5000"});
+  const SharedCommand twin = std::make_shared<const Command>(*set);
+  const Command eval = {"EVAL", "return 1", "0"};
+  std::vector<std::pair<int, Command>> sent;
+  auto shared = [&](int actor, const SharedCommand& cmd) {
+    h.AddCommand(milliseconds(1), actor, 0, cmd);
+    sent.emplace_back(actor, *cmd);
+  };
+  auto copied = [&](int actor, const Command& cmd) {
+    h.AddCommand(milliseconds(1), actor, 0, cmd);
+    sent.emplace_back(actor, cmd);
+  };
+  shared(a, set);
+  shared(a, set);
+  copied(a, eval);
+  shared(a, set);
+  shared(b, set);
+  copied(a, *set);
+  shared(a, twin);
+  copied(b, eval);
+  shared(b, set);
+  shared(a, set);
+  ASSERT_EQ(h.size(), sent.size());
+  for (size_t i = 0; i < sent.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(h.ops()[i].actor, sent[i].first);
+    EXPECT_EQ(h.command(h.ops()[i]).ToCommand(), sent[i].second);
+  }
+  // A's repeats are one stored copy of the bytes.
+  EXPECT_EQ(h.ops()[0].slot, h.ops()[1].slot);
+  EXPECT_EQ(h.ops()[0].slot, h.ops()[3].slot);
+}
+
 // So are replies: a retry's nil, again and again.
 TEST(HistoryTest, RepeatedRepliesReadBackAsReceivedWhoeverReceivedThem) {
   History h;

@@ -158,6 +158,48 @@ TEST(RuntimeTest, ACommandCopiedToSendReusesTheBuffersOfAServedOne) {
   EXPECT_EQ(env.CopyToSend({"PING"}), (Command{"PING"}));
 }
 
+// Sends `cmd` three times, with a plain command between the second and the
+// third, and keeps the replies.
+Task<void> SendSharedThrice(ProcessEnv* env, SharedCommand cmd, std::vector<Reply>* replies) {
+  replies->push_back(co_await env->Call(0, cmd));
+  replies->push_back(co_await env->Call(0, cmd));
+  Command del = {"DEL", "k"};
+  replies->push_back(co_await env->Call(0, std::move(del)));
+  replies->push_back(co_await env->Call(0, cmd));
+}
+
+// A command the lock builds once and sends again and again (a retry's SET
+// NX) is served where it is, and recorded as any other: each send is an
+// invoke with the command's arguments, in order, whatever came between.
+TEST(RuntimeTest, ASharedCommandIsServedAsItIsAndRecordedAtEverySend) {
+  VirtualWorld w({.seed = 7, .nodes = 1});
+  const int p = w.AddProcess("A");
+  ProcessEnv env(&w, p);
+  const SharedCommand set = std::make_shared<const Command>(Command{"SET", "k", "v", "NX"});
+  std::vector<Reply> replies;
+  w.Spawn(p, Nanos(0), SendSharedThrice(&env, set, &replies));
+  w.Run(seconds(1));
+  ASSERT_EQ(replies.size(), 4u);
+  EXPECT_TRUE(replies[0].IsOk());
+  EXPECT_EQ(replies[1], Reply::Nil()) << "the key was set by the first";
+  EXPECT_EQ(replies[2], Reply::Integer(1));
+  EXPECT_TRUE(replies[3].IsOk()) << "DEL freed the key for the third";
+  std::vector<std::string> sent;
+  for (const Op& op : w.history().ops()) {
+    if (op.f == OpF::kRedis && op.type == OpType::kInvoke) {
+      sent.push_back(w.history().ValueText(op));
+    }
+  }
+  const std::string set_text = w.history().ValueText(w.history().ops()[0]);
+  EXPECT_EQ(sent, (std::vector<std::string>{set_text, set_text, sent[2], set_text}));
+  EXPECT_NE(sent[2], set_text);
+  EXPECT_EQ(*set, (Command{"SET", "k", "v", "NX"})) << "the sender's command is unchanged";
+  // Of the four served, only the DEL came back for the next copy: a shared
+  // command stays the sender's.
+  EXPECT_EQ(w.TakeServedCommand().size(), 2u);
+  EXPECT_TRUE(w.TakeServedCommand().empty());
+}
+
 Task<void> SleepLog(ProcessEnv* env, Runtime* w, Nanos d, std::vector<Nanos>* woke) {
   co_await env->SleepFor(d);
   woke->push_back(w->Now());
