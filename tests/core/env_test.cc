@@ -87,7 +87,7 @@ TEST(EnvWrapperTest, AFaultyEnvSeesSharedCommandsToo) {
   UnreachableEnv env(&target);
   Reply reply;
   w.Spawn(p, Nanos(0),
-          SendShared(&env, std::make_shared<const Command>(Command{"SET", "k", "v"}), &reply));
+          SendShared(&env, Share({"SET", "k", "v"}), &reply));
   w.Run(seconds(1));
   EXPECT_EQ(reply, Reply::Error("ERR connection refused"));
   EXPECT_EQ(w.history().size(), 0u) << "the command never reached the world";

@@ -117,9 +117,8 @@ TEST(HistoryTest, SharedCommandsReadBackAsSentAmongOthers) {
   History h;
   const int a = h.AddActor("A");
   const int b = h.AddActor("B");
-  const SharedCommand set =
-      std::make_shared<const Command>(Command{"SET", "lock:x", "tok-a", "NX", "PX", "5000"});
-  const SharedCommand twin = std::make_shared<const Command>(*set);
+  const SharedCommand set = Share({"SET", "lock:x", "tok-a", "NX", "PX", "5000"});
+  const SharedCommand twin = Share(*set);
   const Command eval = {"EVAL", "return 1", "0"};
   std::vector<std::pair<int, Command>> sent;
   auto shared = [&](int actor, const SharedCommand& cmd) {

@@ -175,7 +175,7 @@ TEST(RuntimeTest, ASharedCommandIsServedAsItIsAndRecordedAtEverySend) {
   VirtualWorld w({.seed = 7, .nodes = 1});
   const int p = w.AddProcess("A");
   ProcessEnv env(&w, p);
-  const SharedCommand set = std::make_shared<const Command>(Command{"SET", "k", "v", "NX"});
+  const SharedCommand set = Share({"SET", "k", "v", "NX"});
   std::vector<Reply> replies;
   w.Spawn(p, Nanos(0), SendSharedThrice(&env, set, &replies));
   w.Run(seconds(1));
