@@ -406,9 +406,7 @@ void VirtualWorld::ServeRequest(uint32_t id) {
     }
   }
   m.replying = true;
-  if (m.shared) {
-    m.shared.reset();  // the sender's, and it may send it again now
-  } else {
+  if (!m.shared) {  // a shared command stays the sender's (FreeMessage lets go of it)
     GiveBackCommand(std::move(m.cmd));
     m.cmd.clear();
   }
