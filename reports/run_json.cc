@@ -191,7 +191,7 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
       const Op& op = h.ops()[i];
       if (op.actor == h.nemesis()) faults.push_back(TraceLine(h, op));
     }
-    for (int64_t i : v.events) {
+    for (int32_t i : v.events) {
       const Op& op = h.ops()[i];
       events.push_back(OpToJson(h, op));
       trace.push_back(TraceLine(h, op));

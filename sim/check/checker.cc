@@ -164,19 +164,40 @@ class Explainer {
   }
 
   // The events of the range [from, to] for threads a and b, by the rule.
-  std::vector<int64_t> Explain(int64_t from, int64_t to, int a, int b) const {
-    std::vector<int64_t> out;
+  std::vector<int32_t> Explain(int64_t from, int64_t to, int a, int b) const {
+    std::vector<int32_t> out;
     from = std::max<int64_t>(from, 0);
     if (from > to) return out;
+    // Counted first: a retry storm lists tens of thousands of commands, and
+    // a doubling vector would hold them one and a half times over.
+    size_t count = 0;
+    ForEachListed(from, to, a, b, [&count](auto first, auto last) { count += last - first; },
+                  [&count](int32_t) { ++count; });
+    out.reserve(count);
+    ForEachListed(
+        from, to, a, b, [&out](auto first, auto last) { out.insert(out.end(), first, last); },
+        [&out](int32_t i) { out.push_back(i); });
+    // Disjoint kinds but for a command inside both a release and an
+    // acquire; linear in what is listed, bar the sort.
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+ private:
+  // What the rule lists in [from, to] for a and b, kind by kind: runs of
+  // sorted indices to `run(first, last)`, single commands to `one(index)`.
+  template <typename Run, typename One>
+  void ForEachListed(int64_t from, int64_t to, int a, int b, Run run, One one) const {
     auto range = [&](const std::vector<int32_t>& sorted) {
       auto lo = std::lower_bound(sorted.begin(), sorted.end(), from);
-      out.insert(out.end(), lo, std::upper_bound(lo, sorted.end(), to));
+      run(lo, std::upper_bound(lo, sorted.end(), to));
     };
     auto commands = [&](const std::vector<Command>& sorted) {
       auto it = std::lower_bound(sorted.begin(), sorted.end(), from,
                                  [](const Command& c, int64_t i) { return c.index < i; });
       for (; it != sorted.end() && it->index <= to; ++it) {
-        if (it->opened >= from) out.push_back(it->index);
+        if (it->opened >= from) one(it->index);
       }
     };
     range(always_);
@@ -187,14 +208,8 @@ class Explainer {
       if (i < cs_.size()) range(cs_[i]);
       if (i < acquire_commands_.size()) commands(acquire_commands_[i]);
     }
-    // Disjoint kinds but for a command inside both a release and an
-    // acquire; linear in what is listed, bar the sort.
-    std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
   }
 
- private:
   // Op indices are 32 bits (Op::index): a retry storm sends tens of
   // thousands of commands inside one acquire, each listed here.
   struct Command {
@@ -220,7 +235,7 @@ const Explainer& ExplainerOf(const History& history, std::optional<Explainer>* e
 
 // A mutual-exclusion violation's events: from the first holder's story
 // start to the second holder's entry.
-std::vector<int64_t> Explain(const History& history, const CriticalSection& a,
+std::vector<int32_t> Explain(const History& history, const CriticalSection& a,
                              const CriticalSection& b, std::optional<Explainer>* explainer) {
   const Explainer& e = ExplainerOf(history, explainer);
   const int64_t from = std::min(a.acquired_index >= 0 ? a.acquired_index : a.enter_index,

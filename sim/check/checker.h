@@ -67,8 +67,9 @@ struct Violation {
   // holder's entry (the write): every fault, acquisition result, release
   // op, node state and resource write; the commands any thread sent inside
   // a release begun in that range, and those the two sent inside an
-  // acquire begun in it; the two threads' critical-section ops.
-  std::vector<int64_t> events;
+  // acquire begun in it; the two threads' critical-section ops. 32 bits,
+  // as Op::index: a retry storm's violation lists ~10^5 of them.
+  std::vector<int32_t> events;
   int64_t state_index = -1;  // foreign-write: the node state op
   int writer = -1;           // foreign-write: the thread whose command did it
   int holder = -1;           // foreign-write: the thread that held the lock

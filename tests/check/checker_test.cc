@@ -115,15 +115,15 @@ class EventsTest : public ::testing::Test {
   EventsTest()
       : a(h.AddActor("A")), b(h.AddActor("B")), c(h.AddActor("C")), node(h.AddActor("redis0")) {}
 
-  int64_t Step(int actor, OpType type, OpF f) {
+  int32_t Step(int actor, OpType type, OpF f) {
     return h.AddStep(seconds(t++), actor, type, f, "lock").index;
   }
-  int64_t Send(int actor, Command cmd) { return h.AddCommand(seconds(t++), actor, 0, cmd).index; }
-  int64_t Reply(int actor, locksim::Reply r) {
+  int32_t Send(int actor, Command cmd) { return h.AddCommand(seconds(t++), actor, 0, cmd).index; }
+  int32_t Reply(int actor, locksim::Reply r) {
     return h.AddReply(seconds(t++), actor, OpType::kOk, 0, std::move(r)).index;
   }
   // The lock key on redis0: held by `owner` (its token), or gone (-1).
-  int64_t State(int owner, int cause) {
+  int32_t State(int owner, int cause) {
     KeyState s = KeyState::Absent("lock");
     if (owner >= 0) {
       s.present = true;
@@ -132,7 +132,7 @@ class EventsTest : public ::testing::Test {
     }
     return h.AddState(seconds(t++), node, OpType::kOk, s, cause).index;
   }
-  int64_t Fault(OpF f, const std::string& what) { return h.AddFault(seconds(t++), f, what).index; }
+  int32_t Fault(OpF f, const std::string& what) { return h.AddFault(seconds(t++), f, what).index; }
 
   History h;
   int t = 0;
@@ -141,73 +141,73 @@ class EventsTest : public ::testing::Test {
 
 TEST_F(EventsTest, AnOverlapIsToldFromTheFirstHoldersAcquireToTheSecondsEntry) {
   Step(a, OpType::kInvoke, OpF::kAcquire);  // the story starts here, unlisted
-  const int64_t a_set = Send(a, {"SET", "lock", "A", "NX", "PX", "1000"});
-  const int64_t a_key = State(a, a);
-  const int64_t a_ok = Reply(a, Reply::Ok());
-  const int64_t a_acquired = Step(a, OpType::kOk, OpF::kAcquire);
-  const int64_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
-  const int64_t pause = Fault(OpF::kPause, "A for 5s");
+  const int32_t a_set = Send(a, {"SET", "lock", "A", "NX", "PX", "1000"});
+  const int32_t a_key = State(a, a);
+  const int32_t a_ok = Reply(a, Reply::Ok());
+  const int32_t a_acquired = Step(a, OpType::kOk, OpF::kAcquire);
+  const int32_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
+  const int32_t pause = Fault(OpF::kPause, "A for 5s");
   Send(c, {"GET", "lock"});  // C, neither acquiring nor releasing: unlisted
   Step(b, OpType::kInvoke, OpF::kAcquire);
-  const int64_t b_try = Send(b, {"SET", "lock", "B", "NX", "PX", "1000"});
-  const int64_t b_nil = Reply(b, Reply::Nil());
-  const int64_t expired = State(-1, -1);
-  const int64_t b_set = Send(b, {"SET", "lock", "B", "NX", "PX", "1000"});
-  const int64_t b_key = State(b, b);
-  const int64_t b_ok = Reply(b, Reply::Ok());
-  const int64_t b_acquired = Step(b, OpType::kOk, OpF::kAcquire);
-  const int64_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);
+  const int32_t b_try = Send(b, {"SET", "lock", "B", "NX", "PX", "1000"});
+  const int32_t b_nil = Reply(b, Reply::Nil());
+  const int32_t expired = State(-1, -1);
+  const int32_t b_set = Send(b, {"SET", "lock", "B", "NX", "PX", "1000"});
+  const int32_t b_key = State(b, b);
+  const int32_t b_ok = Reply(b, Reply::Ok());
+  const int32_t b_acquired = Step(b, OpType::kOk, OpF::kAcquire);
+  const int32_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);
   Step(a, OpType::kOk, OpF::kCs);  // after B's entry: unlisted
   const CheckResult r = CheckMutualExclusion(h, seconds(t));
   ASSERT_EQ(r.violations.size(), 1u);
   EXPECT_EQ(r.violations[0].events,
-            (std::vector<int64_t>{a_set, a_key, a_ok, a_acquired, a_enter, pause, b_try, b_nil,
+            (std::vector<int32_t>{a_set, a_key, a_ok, a_acquired, a_enter, pause, b_try, b_nil,
                                   expired, b_set, b_key, b_ok, b_acquired, b_enter}));
 }
 
 TEST_F(EventsTest, AnyThreadsReleaseCommandsAreListedButOnlyTheTwoHoldersAcquires) {
-  const int64_t a_acquired = Step(a, OpType::kOk, OpF::kAcquire);
-  const int64_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
-  const int64_t c_release = Step(c, OpType::kInvoke, OpF::kRelease);
-  const int64_t c_del = Send(c, {"DEL", "lock"});
-  const int64_t gone = State(-1, c);
-  const int64_t c_deleted = Reply(c, Reply::Integer(1));
-  const int64_t c_released = Step(c, OpType::kOk, OpF::kRelease);
+  const int32_t a_acquired = Step(a, OpType::kOk, OpF::kAcquire);
+  const int32_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
+  const int32_t c_release = Step(c, OpType::kInvoke, OpF::kRelease);
+  const int32_t c_del = Send(c, {"DEL", "lock"});
+  const int32_t gone = State(-1, c);
+  const int32_t c_deleted = Reply(c, Reply::Integer(1));
+  const int32_t c_released = Step(c, OpType::kOk, OpF::kRelease);
   Send(c, {"GET", "lock"});  // after its release: unlisted
   Step(c, OpType::kInvoke, OpF::kAcquire);
   Send(c, {"SET", "lock", "C", "NX", "PX", "1000"});  // C's acquire: unlisted
-  const int64_t b_acquired = Step(b, OpType::kOk, OpF::kAcquire);
-  const int64_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);
+  const int32_t b_acquired = Step(b, OpType::kOk, OpF::kAcquire);
+  const int32_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);
   const CheckResult r = CheckMutualExclusion(h, seconds(t));
   ASSERT_EQ(r.violations.size(), 1u);
   EXPECT_EQ(r.violations[0].events,
-            (std::vector<int64_t>{a_acquired, a_enter, c_release, c_del, gone, c_deleted,
+            (std::vector<int32_t>{a_acquired, a_enter, c_release, c_del, gone, c_deleted,
                                   c_released, b_acquired, b_enter}));
 }
 
 TEST_F(EventsTest, ARangeDoesNotListCommandsOfAReleaseBegunBeforeIt) {
-  const int64_t c_release = Step(c, OpType::kInvoke, OpF::kRelease);  // before the story
+  const int32_t c_release = Step(c, OpType::kInvoke, OpF::kRelease);  // before the story
   Step(a, OpType::kInvoke, OpF::kAcquire);
   Send(c, {"DEL", "lock"});  // inside C's release, which began before the range
-  const int64_t a_acquired = Step(a, OpType::kOk, OpF::kAcquire);
-  const int64_t c_released = Step(c, OpType::kOk, OpF::kRelease);
-  const int64_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
-  const int64_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);  // no acquisition at all
+  const int32_t a_acquired = Step(a, OpType::kOk, OpF::kAcquire);
+  const int32_t c_released = Step(c, OpType::kOk, OpF::kRelease);
+  const int32_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
+  const int32_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);  // no acquisition at all
   const CheckResult r = CheckMutualExclusion(h, seconds(t));
   ASSERT_EQ(r.violations.size(), 1u);
   EXPECT_EQ(r.violations[0].events,
-            (std::vector<int64_t>{a_acquired, c_released, a_enter, b_enter}));
+            (std::vector<int32_t>{a_acquired, c_released, a_enter, b_enter}));
   EXPECT_LT(c_release, r.violations[0].events.front());
 }
 
 TEST_F(EventsTest, WithoutAnAcquisitionTheStoryStartsAtTheLastAcquireInvoke) {
   Step(a, OpType::kInvoke, OpF::kAcquire);
-  const int64_t a_failed = Step(a, OpType::kFail, OpF::kAcquire);
-  const int64_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);  // entered all the same
-  const int64_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);
+  const int32_t a_failed = Step(a, OpType::kFail, OpF::kAcquire);
+  const int32_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);  // entered all the same
+  const int32_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);
   const CheckResult r = CheckMutualExclusion(h, seconds(t));
   ASSERT_EQ(r.violations.size(), 1u);
-  EXPECT_EQ(r.violations[0].events, (std::vector<int64_t>{a_failed, a_enter, b_enter}));
+  EXPECT_EQ(r.violations[0].events, (std::vector<int32_t>{a_failed, a_enter, b_enter}));
 }
 
 TEST_F(EventsTest, AReleaseOfTheFirstHolderEndsTheLookBackForItsAcquire) {
@@ -215,11 +215,11 @@ TEST_F(EventsTest, AReleaseOfTheFirstHolderEndsTheLookBackForItsAcquire) {
   Step(a, OpType::kFail, OpF::kAcquire);
   Step(a, OpType::kInvoke, OpF::kRelease);
   Step(a, OpType::kOk, OpF::kRelease);
-  const int64_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
-  const int64_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);
+  const int32_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
+  const int32_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);
   const CheckResult r = CheckMutualExclusion(h, seconds(t));
   ASSERT_EQ(r.violations.size(), 1u);
-  EXPECT_EQ(r.violations[0].events, (std::vector<int64_t>{a_enter, b_enter}));
+  EXPECT_EQ(r.violations[0].events, (std::vector<int32_t>{a_enter, b_enter}));
 }
 
 TEST_F(EventsTest, AForeignWriteIsToldFromTheHoldersAcquisitionToTheWrite) {
@@ -227,11 +227,11 @@ TEST_F(EventsTest, AForeignWriteIsToldFromTheHoldersAcquisitionToTheWrite) {
   Send(a, {"SET", "lock", "A", "NX", "PX", "1000"});
   State(a, a);
   Reply(a, Reply::Ok());
-  const int64_t a_acquired = Step(a, OpType::kOk, OpF::kAcquire);
-  const int64_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
-  const int64_t b_release = Step(b, OpType::kInvoke, OpF::kRelease);
-  const int64_t b_del = Send(b, {"DEL", "lock"});
-  const int64_t deleted = State(-1, b);
+  const int32_t a_acquired = Step(a, OpType::kOk, OpF::kAcquire);
+  const int32_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
+  const int32_t b_release = Step(b, OpType::kInvoke, OpF::kRelease);
+  const int32_t b_del = Send(b, {"DEL", "lock"});
+  const int32_t deleted = State(-1, b);
   Reply(b, Reply::Integer(1));  // after the write: unlisted
   const CheckResult r = CheckMutualExclusion(h, seconds(t));
   ASSERT_EQ(r.violations.size(), 1u);
@@ -240,7 +240,7 @@ TEST_F(EventsTest, AForeignWriteIsToldFromTheHoldersAcquisitionToTheWrite) {
   EXPECT_EQ(v.writer, b);
   EXPECT_EQ(v.holder, a);
   EXPECT_EQ(v.state_index, deleted);
-  EXPECT_EQ(v.events, (std::vector<int64_t>{a_acquired, a_enter, b_release, b_del, deleted}));
+  EXPECT_EQ(v.events, (std::vector<int32_t>{a_acquired, a_enter, b_release, b_del, deleted}));
 }
 
 TEST(CheckerTest, AHolderThatNeverLeavesOverlapsEveryLaterSection) {

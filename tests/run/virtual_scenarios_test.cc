@@ -71,7 +71,7 @@ TEST(VirtualScenarios, F2PlainDelFreesTheNextHoldersLock) {
   // The record shows A's DEL, issued after its pause, deleting B's key.
   const Violation& bc = r.check.violations.back();
   bool saw_a_del = false;
-  for (int64_t i : bc.events) {
+  for (int32_t i : bc.events) {
     const Op& op = r.history.ops()[i];
     if (r.history.name(op.actor) == "A" && op.f == OpF::kRedis &&
         op.type == OpType::kInvoke &&
