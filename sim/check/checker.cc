@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string_view>
 #include <utility>
@@ -193,7 +194,7 @@ class Explainer {
       auto lo = std::lower_bound(sorted.begin(), sorted.end(), from);
       run(lo, std::upper_bound(lo, sorted.end(), to));
     };
-    auto commands = [&](const std::vector<Command>& sorted) {
+    auto commands = [&](const Commands& sorted) {
       auto it = std::lower_bound(sorted.begin(), sorted.end(), from,
                                  [](const Command& c, int64_t i) { return c.index < i; });
       for (; it != sorted.end() && it->index <= to; ++it) {
@@ -216,13 +217,16 @@ class Explainer {
     int32_t index;   // the redis (adapter) op
     int32_t opened;  // the release (acquire) invoke it was sent inside
   };
+  // A deque, not a vector: a storm's list grows to ~10^5 without a
+  // doubling's old and new arrays both held.
+  using Commands = std::deque<Command>;
   struct Marker {
     int32_t index;  // an acquire invoke or a release op of the thread
     bool acquire;
   };
   std::vector<int32_t> always_;  // faults, acquire results, release ops, state and write ops
-  std::vector<Command> release_commands_;
-  std::vector<std::vector<Command>> acquire_commands_;  // by thread
+  Commands release_commands_;
+  std::vector<Commands> acquire_commands_;  // by thread
   std::vector<std::vector<int32_t>> cs_;                // by thread: its cs ops
   std::vector<std::vector<Marker>> markers_;            // by thread
 };
