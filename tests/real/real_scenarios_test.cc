@@ -281,33 +281,42 @@ TEST(RealScenarios, RedlockOnThreeRealServersIsSafeUnderContention) {
 // up on while their commands still run (GaveUp), and a node runs a
 // holder's release, the next SET NX and a reading in one go (the reading
 // must come after the `del` it follows: readings are published among the
-// key's events). The verdict stays safe. Before the first rule, about one
-// run in 15 on a loaded machine read a foreign write (CI's sanitized run
-// found it first), and one in 300 before the second; this is a sample,
-// not a proof, and fails on a regression only now and then.
+// key's events). No two clients ever hold the lock at once. Before the
+// first rule, about one run in 15 on a loaded machine read a foreign write
+// (CI's sanitized run found it first), and one in 300 before the second;
+// this is a sample, not a proof, and fails on a regression only now and
+// then.
+//
+// Safety is what it asserts, not liveness: once calls time out, a harness
+// slower than the timeout (a sanitized build on a loaded machine: 1 ms is
+// 200 us of real time here) can stay in a storm where every call times out
+// and nobody acquires for longer than the deadlock bound, a true verdict
+// about that run (CI saw it). The run's 30 s bounds such a storm.
 TEST(RealScenarios, RedlockIsSafeWhileItsNodeTimeoutsFire) {
   std::string text = kContention;
   const std::string algorithm = "\"algorithm\": \"set-nx-px\"";
   text.replace(text.find(algorithm), algorithm.size(), "\"algorithm\": \"redlock\", \"nodes\": 3");
   text.replace(text.find("\"tries\": 100000"), 15, "\"tries\": 100000, \"node_timeout\": \"1ms\"");
-  // The clients' links to one node are slower than the timeout for a while,
-  // so some calls are given up on however fast the machine is; the other two
-  // nodes still make a majority, and after it the timeouts fire by chance.
+  const std::string duration = "\"duration\": \"5m\"";
+  text.replace(text.find(duration), duration.size(), "\"duration\": \"30s\"");
+  // A's link to one node is slower than the timeout at first, so that some
+  // calls are given up on however fast the machine is (CI's fast run once
+  // saw none); the other two nodes still make a majority.
   const std::string clients = "\"clients\": [";
   text.replace(text.find(clients), clients.size(),
-               R"("faults": [{"type": "delay", "between": [["A", "B", "C"], ["redis2"]],)"
-               R"( "latency": "10ms", "at": "0s", "duration": "300ms"}],)" + clients);
+               R"("faults": [{"type": "delay", "between": [["A"], ["redis2"]], "latency": "10ms",)"
+               R"( "at": "0s", "duration": "100ms"}],)" + clients);
   int acquisitions = 0, given_up = 0;
   for (int run = 0; run < 5; ++run) {
     RunOptions o;
     o.backend = Backend::kReal;
     RunResult r = RunScenario(ParseScenario(text, "redlock-timeouts.json"), o);
-    EXPECT_EQ(r.verdict(), Verdict::kSafe) << run;
+    EXPECT_NE(r.verdict(), Verdict::kViolated) << run;
+    EXPECT_TRUE(r.check.ok()) << run << ": " << r.check.violations.size() << " violations";
     acquisitions += r.acquisitions;
     for (const Op& op : r.history.ops()) given_up += op.f == OpF::kRedis && op.type == OpType::kInfo;
   }
-  // Not vacuous: the lock was taken, and requests timed out (the slow link
-  // sees to that; how many more time out depends on the machine's speed).
+  // Not vacuous: the lock was taken, and requests timed out.
   EXPECT_GT(acquisitions, 0);
   EXPECT_GT(given_up, 0) << "no request timed out";
 }
