@@ -226,9 +226,9 @@ class Explainer {
   };
   std::vector<int32_t> always_;  // faults, acquire results, release ops, state and write ops
   Commands release_commands_;
-  std::vector<Commands> acquire_commands_;  // by thread
-  std::vector<std::vector<int32_t>> cs_;                // by thread: its cs ops
-  std::vector<std::vector<Marker>> markers_;            // by thread
+  std::vector<Commands> acquire_commands_;     // by thread
+  std::vector<std::vector<int32_t>> cs_;       // by thread: its cs ops
+  std::vector<std::vector<Marker>> markers_;   // by thread
 };
 
 // Built at the first violation: a history without one never pays for it.
