@@ -169,15 +169,21 @@ class Explainer {
     std::vector<int32_t> out;
     from = std::max<int64_t>(from, 0);
     if (from > to) return out;
-    // Counted first: a retry storm lists tens of thousands of commands, and
-    // a doubling vector would hold them one and a half times over.
-    size_t count = 0;
-    ForEachListed(from, to, a, b, [&count](auto first, auto last) { count += last - first; },
-                  [&count](int32_t) { ++count; });
-    out.reserve(count);
+    // Sized first, from the lists' bounds alone (a command sent inside an
+    // acquire or release begun before `from` is counted but not listed): a
+    // retry storm lists tens of thousands of commands, and a doubling
+    // vector would hold them one and a half times over.
+    size_t bound = 0;
+    auto size = [&bound](auto first, auto last) { bound += static_cast<size_t>(last - first); };
+    ForEachListed(from, to, a, b, size, size);
+    out.reserve(bound);
     ForEachListed(
         from, to, a, b, [&out](auto first, auto last) { out.insert(out.end(), first, last); },
-        [&out](int32_t i) { out.push_back(i); });
+        [&out, from](auto first, auto last) {
+          for (auto it = first; it != last; ++it) {
+            if (it->opened >= from) out.push_back(it->index);
+          }
+        });
     // Disjoint kinds but for a command inside both a release and an
     // acquire; linear in what is listed, bar the sort.
     std::sort(out.begin(), out.end());
@@ -186,20 +192,22 @@ class Explainer {
   }
 
  private:
-  // What the rule lists in [from, to] for a and b, kind by kind: runs of
-  // sorted indices to `run(first, last)`, single commands to `one(index)`.
-  template <typename Run, typename One>
-  void ForEachListed(int64_t from, int64_t to, int a, int b, Run run, One one) const {
+  // What the rule lists in [from, to] for a and b, kind by kind, as
+  // ranges found by binary search: of sorted op indices to
+  // `indices(first, last)`, of Commands sent in the range to
+  // `commands_in(first, last)` (which keeps those whose `opened` is in it).
+  template <typename IndicesFn, typename CommandsFn>
+  void ForEachListed(int64_t from, int64_t to, int a, int b, IndicesFn indices,
+                     CommandsFn commands_in) const {
     auto range = [&](const std::vector<int32_t>& sorted) {
       auto lo = std::lower_bound(sorted.begin(), sorted.end(), from);
-      run(lo, std::upper_bound(lo, sorted.end(), to));
+      indices(lo, std::upper_bound(lo, sorted.end(), to));
     };
     auto commands = [&](const Commands& sorted) {
-      auto it = std::lower_bound(sorted.begin(), sorted.end(), from,
+      auto lo = std::lower_bound(sorted.begin(), sorted.end(), from,
                                  [](const Command& c, int64_t i) { return c.index < i; });
-      for (; it != sorted.end() && it->index <= to; ++it) {
-        if (it->opened >= from) one(it->index);
-      }
+      commands_in(lo, std::upper_bound(lo, sorted.end(), to,
+                                       [](int64_t i, const Command& c) { return i < c.index; }));
     };
     range(always_);
     commands(release_commands_);
