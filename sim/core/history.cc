@@ -147,11 +147,6 @@ const Op& History::AddStep(Nanos time, int actor, OpType type, OpF f, std::strin
   return Append(time, actor, type, f, Payload::kKey, it->second, -1, -1, nested);
 }
 
-uint32_t& History::LastOf(std::vector<uint32_t>* last, int actor) {
-  if (last->size() <= static_cast<size_t>(actor)) last->resize(static_cast<size_t>(actor) + 1, kNoSlot);
-  return (*last)[static_cast<size_t>(actor)];
-}
-
 bool History::SameCommand(uint32_t slot, const Command& cmd) const {
   const CommandSlot& c = commands_[slot];
   if (c.argc != cmd.size()) return false;
@@ -166,7 +161,7 @@ const Op& History::AddCommand(Nanos time, int actor, int node, const Command& cm
   // A client that retries sends the same command again and again (a lost
   // SET NX, every retry delay): its ops share the bytes stored the first
   // time (copying them was 7% of a contended run, callgrind).
-  uint32_t& last = LastOf(&last_command_, actor);
+  uint32_t& last = LastOf(&last_command_, actor, kNoSlot);
   if (last != kNoSlot && SameCommand(last, cmd)) {
     return Append(time, actor, OpType::kInvoke, OpF::kRedis, Payload::kCommand, last, node);
   }
@@ -183,10 +178,9 @@ const Op& History::AddCommand(Nanos time, int actor, int node, const Command& cm
 }
 
 const Op& History::AddCommand(Nanos time, int actor, int node, const SharedCommand& cmd) {
-  if (last_shared_.size() <= static_cast<size_t>(actor)) last_shared_.resize(actor + 1);
-  LastShared& last = last_shared_[static_cast<size_t>(actor)];
+  LastShared& last = LastOf(&last_shared_, actor, LastShared{});
   if (last.cmd == cmd) {
-    LastOf(&last_command_, actor) = last.slot;
+    LastOf(&last_command_, actor, kNoSlot) = last.slot;
     return Append(time, actor, OpType::kInvoke, OpF::kRedis, Payload::kCommand, last.slot, node);
   }
   const Op& op = AddCommand(time, actor, node, *cmd);
@@ -196,7 +190,7 @@ const Op& History::AddCommand(Nanos time, int actor, int node, const SharedComma
 
 const Op& History::AddReply(Nanos time, int actor, OpType type, int node, const Reply& reply) {
   // As with commands: the retries' replies (nil, nil, ...) are stored once.
-  uint32_t& last = LastOf(&last_reply_, actor);
+  uint32_t& last = LastOf(&last_reply_, actor, kNoSlot);
   if (last == kNoSlot || !(replies_[last] == reply)) last = Push(&replies_, reply);
   return Append(time, actor, type, OpF::kRedis, Payload::kReply, last, node);
 }

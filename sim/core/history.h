@@ -358,8 +358,14 @@ class History {
     table->push_back(std::forward<Value>(value));
     return static_cast<uint32_t>(table->size() - 1);
   }
-  // The slot of `actor`'s last value in a table (`last`: by actor).
-  static uint32_t& LastOf(std::vector<uint32_t>* last, int actor);
+  // `actor`'s entry in a table by actor (the slot of its last value, say),
+  // grown to hold it with `fill`.
+  template <typename T>
+  static T& LastOf(std::vector<T>* last, int actor, const T& fill) {
+    const size_t i = static_cast<size_t>(actor);
+    if (last->size() <= i) last->resize(i + 1, fill);
+    return (*last)[i];
+  }
   // Whether the command in `slot` has exactly `cmd`'s arguments.
   bool SameCommand(uint32_t slot, const Command& cmd) const;
   const Op& Append(Nanos time, int actor, OpType type, OpF f, Payload payload, uint32_t slot,
