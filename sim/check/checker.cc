@@ -258,7 +258,8 @@ std::vector<int32_t> Explain(const History& history, const CriticalSection& a,
 // Foreign writes: a state op (a value changed on a node by a client's
 // command) over a value that another thread wrote and still holds.
 void ForeignWrites(const History& history, const std::vector<CriticalSection>& sections,
-                   std::optional<Explainer>* explainer, std::vector<Violation>* out) {
+                   std::optional<Explainer>* explainer, bool explain,
+                   std::vector<Violation>* out) {
   // By thread: its acquire ok while it holds, -1 when it does not.
   std::vector<int64_t> holding;
   auto holding_of = [&holding](int thread) -> int64_t& {
@@ -313,7 +314,9 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
       }
       v.second.enter_index = op.index;
       // From the holder's acquisition to the write.
-      v.events = ExplainerOf(history, explainer).Explain(held, op.index, victim, op.subject);
+      if (explain) {
+        v.events = ExplainerOf(history, explainer).Explain(held, op.index, victim, op.subject);
+      }
       out->push_back(std::move(v));
     }
   }
@@ -337,7 +340,7 @@ void Fold(const CriticalSection& s, Violation* v) {
 }
 }  // namespace
 
-CheckResult CheckMutualExclusion(const History& history, Nanos end) {
+CheckResult CheckMutualExclusion(const History& history, Nanos end, bool explain) {
   CheckResult result;
   result.sections = Sections(history, end);
   std::vector<size_t> order(result.sections.size());
@@ -381,7 +384,7 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end) {
       v.second = s;
       v.overlap_start = s.start;
       v.overlap_end = std::min(first.end, s.end);
-      v.events = Explain(history, first, s, &explainer);
+      if (explain) v.events = Explain(history, first, s, &explainer);
       if (folded_at[a] == result.violations.size()) {
         v.folded.emplace();
         Fold(s, &v);
@@ -390,7 +393,7 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end) {
     }
     active.push_back(idx);
   }
-  ForeignWrites(history, result.sections, &explainer, &result.violations);
+  ForeignWrites(history, result.sections, &explainer, explain, &result.violations);
   std::stable_sort(result.violations.begin(), result.violations.end(),
                    [](const Violation& a, const Violation& b) {
                      return a.overlap_start != b.overlap_start

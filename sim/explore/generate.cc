@@ -353,6 +353,7 @@ RunOptions SeedRunOptions(const ExploreSpec& spec, uint64_t seed) {
   o.time_scale = spec.time_scale;
   o.redis_server = spec.redis_server;
   o.replay = ExploreReplayCommand(spec, seed);
+  o.explain = false;
   return o;
 }
 

@@ -270,6 +270,7 @@ RunOptions VerifyRunOptions(const VerifySpec& spec) {
   o.algorithm = spec.algorithm;
   // Without deviations to make, no chooser: the path of every other run.
   o.record_choices = spec.max_delays > 0;
+  o.explain = false;  // a schedule's verdict and kinds are all it keeps
   return o;
 }
 

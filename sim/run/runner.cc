@@ -399,7 +399,7 @@ RunResult ScenarioRun::Check() {
   }
   if (!adapters_.empty()) r.library = LibraryOf(adapters_);
   const Scenario& s = scenario();
-  r.check = CheckMutualExclusion(r.history, r.end);
+  r.check = CheckMutualExclusion(r.history, r.end, options_.explain);
   if (r.limiter) {
     // Window starts are seen a reply's latency late; allow for it.
     const Nanos tolerance = backend() == Backend::kVirtual

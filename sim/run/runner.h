@@ -42,6 +42,10 @@ struct RunOptions {
   // (sim/world/chooser.h) are recorded in RunResult::choice_points. A
   // scenario's "choices" are applied either way.
   bool record_choices = false;
+  // Whether each violation lists the events that led to it
+  // (Violation::events, what a result JSON shows). Explore's runs keep
+  // only a run's verdict and violation kinds, and leave them out.
+  bool explain = true;
   // The command that replays this run, for the message of a broken
   // simulator invariant. Empty: ReplayRunCommand's, right for a scenario
   // file; a generated scenario (explore's seeds and their shrinking) names

@@ -243,6 +243,45 @@ TEST_F(EventsTest, AForeignWriteIsToldFromTheHoldersAcquisitionToTheWrite) {
   EXPECT_EQ(v.events, (std::vector<int32_t>{a_acquired, a_enter, b_release, b_del, deleted}));
 }
 
+// Without explanations (explore's runs) the checker finds the same
+// violations, each with no events listed.
+TEST_F(EventsTest, WithoutExplanationsTheViolationsAreTheSameButListNoEvents) {
+  Step(a, OpType::kInvoke, OpF::kAcquire);
+  Send(a, {"SET", "lock", "A", "NX", "PX", "1000"});
+  State(a, a);
+  Reply(a, Reply::Ok());
+  Step(a, OpType::kOk, OpF::kAcquire);
+  Step(a, OpType::kInvoke, OpF::kCs);
+  Step(b, OpType::kInvoke, OpF::kRelease);
+  Send(b, {"DEL", "lock"});
+  State(-1, b);  // B's DEL of A's lock: a foreign write
+  Reply(b, Reply::Integer(1));
+  Step(b, OpType::kOk, OpF::kRelease);
+  Step(b, OpType::kOk, OpF::kAcquire);
+  Step(b, OpType::kInvoke, OpF::kCs);  // and B inside A's section
+  const CheckResult explained = CheckMutualExclusion(h, seconds(t));
+  const CheckResult bare = CheckMutualExclusion(h, seconds(t), /*explain=*/false);
+  ASSERT_EQ(explained.violations.size(), 2u);
+  ASSERT_EQ(bare.violations.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    const Violation& e = explained.violations[i];
+    const Violation& v = bare.violations[i];
+    EXPECT_FALSE(e.events.empty());
+    EXPECT_TRUE(v.events.empty());
+    EXPECT_EQ(v.kind, e.kind);
+    EXPECT_EQ(v.resource, e.resource);
+    EXPECT_EQ(v.first.enter_index, e.first.enter_index);
+    EXPECT_EQ(v.second.enter_index, e.second.enter_index);
+    EXPECT_EQ(v.overlap_start, e.overlap_start);
+    EXPECT_EQ(v.overlap_end, e.overlap_end);
+    EXPECT_EQ(v.state_index, e.state_index);
+    EXPECT_EQ(v.writer, e.writer);
+    EXPECT_EQ(v.holder, e.holder);
+  }
+  EXPECT_EQ(bare.violations[0].kind, ViolationKind::kForeignWrite);
+  EXPECT_EQ(bare.violations[1].kind, ViolationKind::kMutualExclusion);
+}
+
 TEST(CheckerTest, AHolderThatNeverLeavesOverlapsEveryLaterSection) {
   // 500 later sections overlap the open holder: 8 listed, 492 folded into
   // one more violation, whose story starts at the open holder's
