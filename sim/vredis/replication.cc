@@ -4,6 +4,7 @@
 // that decide what a replica or a restarted node knows.
 #include <algorithm>
 
+#include "sim/core/errors.h"
 #include "sim/vredis/script_lua.h"
 #include "sim/vredis/server.h"
 
@@ -187,7 +188,14 @@ void VirtualRedis::ActiveExpireCycle(Random& random) {
       const Expiring sample = expires_[random.Uniform(expires_.size())];
       ++sampled;
       if (KeyIsExpired(*sample.object)) {
-        DeleteExpiredKey(db_.find(*sample.key));
+        auto it = db_.find(*sample.key);
+        // The index and the keyspace change together (SetKey, RemoveKey):
+        // a key in one and not the other is a bug of the virtual Redis.
+        if (it == db_.end()) {
+          throw HarnessError("virtual Redis: the expiry index holds a key the keyspace has not: " +
+                             *sample.key);
+        }
+        DeleteExpiredKey(it);
         ++expired;
       }
     }
