@@ -43,8 +43,9 @@ struct RunOptions {
   // scenario's "choices" are applied either way.
   bool record_choices = false;
   // Whether each violation lists the events that led to it
-  // (Violation::events, what a result JSON shows). Explore's runs keep
-  // only a run's verdict and violation kinds, and leave them out.
+  // (Violation::events, what a result JSON shows). Explore's seeds and
+  // verify's schedules keep only a run's verdict, violation kinds and
+  // sections, never write its JSON, and leave them out.
   bool explain = true;
   // The command that replays this run, for the message of a broken
   // simulator invariant. Empty: ReplayRunCommand's, right for a scenario
