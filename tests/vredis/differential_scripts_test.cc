@@ -357,6 +357,12 @@ TEST_F(DifferentialScripts, TheSandboxBehavesAsRedis) {
            "done = true; return 'return 3' end); return f()"),
       Eval("return x"),
       Eval("return undefined_fn()"),
+      // A script that assigns no global reads the globals table directly
+      // (eval.cc): the same answers and errors, in nested functions too.
+      Eval("local f = function() return nothing_here end; return f()"),
+      Eval("local t = {}; for i = 1, 3 do t[i] = tostring(i) .. type(redis.call) end; return t"),
+      Eval("local g = function() return function() return math.max(1, #KEYS) end end\n"
+           "return g()()", {"a", "b"}),
       Eval("x = 5"),
       Eval("x = nil"),
       Eval("local f = function() y = 1 end; f()"),

@@ -3,9 +3,15 @@
 // differential_scripts_test.cc; these tests name the behaviours.
 #include <gtest/gtest.h>
 
+extern "C" {
+#include <lauxlib.h>
+#include <lua.h>
+}
+
 #include <string>
 #include <vector>
 
+#include "sim/vredis/script_lua.h"
 #include "sim/vredis/server.h"
 #include "sim/vredis/sha1.h"
 
@@ -20,6 +26,42 @@ class ScriptLuaTest : public ::testing::Test {
   Reply Eval(const std::string& body) { return Do({"EVAL", body, "0"}); }
   VirtualRedis redis_;
 };
+
+// The scan that decides whether a script reads its globals through the
+// read-only proxy (it may assign one) or from the globals table itself:
+// a SETGLOBAL anywhere in the function or a function nested in it, found
+// by reading lua_dump's chunk to its last byte.
+TEST(MayAssignGlobalsTest, FindsAGlobalAssignmentAnywhereInTheScript) {
+  lua_State* L = luaL_newstate();
+  ASSERT_NE(L, nullptr);
+  auto may_assign = [L](const std::string& body) {
+    EXPECT_EQ(luaL_loadbuffer(L, body.data(), body.size(), "@user_script"), 0) << body;
+    const bool answer = MayAssignGlobals(L);
+    lua_settop(L, 0);
+    return answer;
+  };
+  EXPECT_TRUE(may_assign("x = 5"));
+  EXPECT_TRUE(may_assign("function f() end"));
+  EXPECT_TRUE(may_assign("local f = function() y = 1 end; f()"));
+  EXPECT_TRUE(may_assign("local function a() return function() return function() z = 1 end end end"));
+  EXPECT_TRUE(may_assign("local t = {1, 'a', true, nil, 2.5}; w = t"));
+  // Reading globals and writing tables or locals is not assigning a global.
+  EXPECT_FALSE(may_assign(
+      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) "
+      "else return 0 end"));
+  EXPECT_FALSE(may_assign("KEYS[1] = 'z'; _G.x = 1; math.pi = 3; local y = 2; return y"));
+  EXPECT_FALSE(may_assign("local t = {}; t.x = 1; table.insert(t, 2); return t"));
+  // Every kind of constant, nested functions with upvalues, locals and
+  // line numbers: read to the end of the chunk, so none is mistaken.
+  EXPECT_FALSE(may_assign(
+      "local a, b, c, d = nil, true, 1.5, 'text'\n"
+      "local function outer(p)\n"
+      "  local q = p .. d\n"
+      "  return function(r) return a, b, c, q, r, false, 2 ^ 40 end\n"
+      "end\n"
+      "return outer('x')(KEYS)"));
+  lua_close(L);
+}
 
 TEST_F(ScriptLuaTest, EvalCachesTheScriptSoEvalShaRunsIt) {
   const std::string sha = Sha1Hex("return 'cached'");
