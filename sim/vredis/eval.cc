@@ -257,6 +257,15 @@ bool LuaScripting::CreateFunction(const std::string& body, std::string* sha, Rep
 
   // The shebang line is skipped but its line feed kept, so that line
   // numbers in errors are the user's.
+  // Redis's Lua parses every chunk as text (as loadstring's, LoadChunk in
+  // script_lua.cc): a body that begins as bytecode fails at its first byte
+  // rather than being loaded, which would run it outside the sandbox's
+  // reach (Lua 5.1 does not verify bytecode against hand-made chunks).
+  if (body.size() > shebang_len && body[shebang_len] == LUA_SIGNATURE[0]) {
+    *error = ErrorReplyFormat(
+        "Error compiling script (new function): user_script:1: unexpected symbol near 'char(27)'");
+    return false;
+  }
   if (luaL_loadbuffer(L_, body.data() + shebang_len, body.size() - shebang_len,
                       "@user_script") != 0) {
     *error = ErrorReplyFormat(std::string("Error compiling script (new function): ") +

@@ -9,6 +9,11 @@
 // cmsgpack, which Debian does not package, are not modelled.
 #include <gtest/gtest.h>
 
+extern "C" {
+#include <lauxlib.h>
+#include <lua.h>
+}
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -26,6 +31,24 @@ Command Eval(std::string body, std::vector<std::string> keys = {},
   cmd.insert(cmd.end(), keys.begin(), keys.end());
   cmd.insert(cmd.end(), args.begin(), args.end());
   return cmd;
+}
+
+// The bytecode lua_dump writes for `source` (Lua 5.1, the format of the
+// interpreter redis-server embeds too).
+std::string Bytecode(const std::string& source) {
+  lua_State* L = luaL_newstate();
+  std::string chunk;
+  if (L != nullptr && luaL_loadstring(L, source.c_str()) == 0) {
+    lua_dump(
+        L,
+        [](lua_State*, const void* p, size_t n, void* out) {
+          static_cast<std::string*>(out)->append(static_cast<const char*>(p), n);
+          return 0;
+        },
+        &chunk);
+  }
+  if (L != nullptr) lua_close(L);
+  return chunk;
 }
 
 class DifferentialScripts : public ::testing::Test {
@@ -343,7 +366,12 @@ TEST_F(DifferentialScripts, TheSandboxBehavesAsRedis) {
            "bit.rshift(-1, 28), bit.tohex(255), bit.bnot(0)}"),
       Eval("local t = {}; for k in pairs(bit) do t[#t + 1] = k end; table.sort(t); return t"),
       Eval("cjson.encode = nil"),
-      // Bytecode is refused: a dumped function parses as text and fails.
+      // Bytecode is refused: a dumped function parses as text and fails,
+      // as an EVAL's body as much as loadstring's chunk.
+      Eval(Bytecode("return 42")),
+      Eval(Bytecode("x = 1; return 1")),
+      Eval(std::string("\x1b", 1)),
+      Eval("#!lua\n" + Bytecode("return 42")),
       Eval("return loadstring(string.dump(function() return 1 end))()"),
       Eval("local f, e = loadstring(string.dump(function() return 1 end)); "
            "return {tostring(f), e}"),

@@ -51,8 +51,10 @@ TEST(MayAssignGlobalsTest, FindsAGlobalAssignmentAnywhereInTheScript) {
       "else return 0 end"));
   EXPECT_FALSE(may_assign("KEYS[1] = 'z'; _G.x = 1; math.pi = 3; local y = 2; return y"));
   EXPECT_FALSE(may_assign("local t = {}; t.x = 1; table.insert(t, 2); return t"));
-  // Every kind of constant, nested functions with upvalues, locals and
-  // line numbers: read to the end of the chunk, so none is mistaken.
+  // Nested functions with upvalues, locals and line numbers, and every
+  // kind of constant (nil and booleans are constants only as table
+  // values and in comparisons; strings with a NUL, and past 255 bytes):
+  // the chunk is read to its end, so none is mistaken for an instruction.
   EXPECT_FALSE(may_assign(
       "local a, b, c, d = nil, true, 1.5, 'text'\n"
       "local function outer(p)\n"
@@ -60,6 +62,19 @@ TEST(MayAssignGlobalsTest, FindsAGlobalAssignmentAnywhereInTheScript) {
       "  return function(r) return a, b, c, q, r, false, 2 ^ 40 end\n"
       "end\n"
       "return outer('x')(KEYS)"));
+  EXPECT_FALSE(may_assign(
+      "local x = ...; local t = {}; t.a = true; t.b = false; t.c = nil\n"
+      "return x == nil, x ~= true, 'a\\0b', '" + std::string(300, 'z') + "'"));
+  // The assignment in the second of two nested functions, after one with
+  // locals and upvalues.
+  EXPECT_TRUE(may_assign(
+      "local u = 1\n"
+      "local function first(p) local q = p + u; return q end\n"
+      "local function second() v = first(2) end\n"
+      "second()"));
+  // Not a Lua function at all (lua_dump writes nothing): assumed to assign.
+  lua_pushcfunction(L, [](lua_State*) { return 0; });
+  EXPECT_TRUE(MayAssignGlobals(L));
   lua_close(L);
 }
 
