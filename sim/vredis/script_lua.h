@@ -22,7 +22,8 @@
 //   same answers, two table lookups fewer a read. Of the libraries Redis
 //   loads, cjson and bit are (Debian's lua-cjson and lua-bitop, linked
 //   statically); struct and cmsgpack, which Debian does not package, are
-//   not. No bytecode: loadstring and load parse every chunk as text.
+//   not. No bytecode: EVAL's body, loadstring and load parse every chunk
+//   as text.
 // - The rest of the redis.* API of 7.0: setresp (RESP3 replies where the
 //   modelled commands differ: nil, HGETALL and CONFIG GET maps, INFO's
 //   verbatim string), set_repl (targets of each write, VirtualRedis::
