@@ -255,8 +255,6 @@ bool LuaScripting::CreateFunction(const std::string& body, std::string* sha, Rep
     }
   }
 
-  // The shebang line is skipped but its line feed kept, so that line
-  // numbers in errors are the user's.
   // Redis's Lua parses every chunk as text (as loadstring's, LoadChunk in
   // script_lua.cc): a body that begins as bytecode fails at its first byte
   // rather than being loaded, which would run it outside the sandbox's
@@ -266,6 +264,8 @@ bool LuaScripting::CreateFunction(const std::string& body, std::string* sha, Rep
         "Error compiling script (new function): user_script:1: unexpected symbol near 'char(27)'");
     return false;
   }
+  // The shebang line is skipped but its line feed kept, so that line
+  // numbers in errors are the user's.
   if (luaL_loadbuffer(L_, body.data() + shebang_len, body.size() - shebang_len,
                       "@user_script") != 0) {
     *error = ErrorReplyFormat(std::string("Error compiling script (new function): ") +
