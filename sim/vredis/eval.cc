@@ -104,15 +104,7 @@ bool SplitArgs(const std::string& line, std::vector<std::string>* out) {
 // out as expected, or not read to its last byte, counts as assigning.
 class GlobalAssignmentScan {
  public:
-  explicit GlobalAssignmentScan(lua_State* L) {
-    lua_dump(
-        L,
-        [](lua_State*, const void* p, size_t n, void* out) {
-          static_cast<std::string*>(out)->append(static_cast<const char*>(p), n);
-          return 0;
-        },
-        &chunk_);
-  }
+  explicit GlobalAssignmentScan(lua_State* L) : chunk_(DumpChunk(L)) {}
 
   bool MayAssign() {
     static constexpr char kHeader[] = {'\x1b', 'L', 'u', 'a', 0x51, 0, 1, 4, 8, 4, 8, 0};
@@ -255,19 +247,9 @@ bool LuaScripting::CreateFunction(const std::string& body, std::string* sha, Rep
     }
   }
 
-  // Redis's Lua parses every chunk as text (as loadstring's, LoadChunk in
-  // script_lua.cc): a body that begins as bytecode fails at its first byte
-  // rather than being loaded, which would run it outside the sandbox's
-  // reach (Lua 5.1 does not verify bytecode against hand-made chunks).
-  if (body.size() > shebang_len && body[shebang_len] == LUA_SIGNATURE[0]) {
-    *error = ErrorReplyFormat(
-        "Error compiling script (new function): user_script:1: unexpected symbol near 'char(27)'");
-    return false;
-  }
   // The shebang line is skipped but its line feed kept, so that line
-  // numbers in errors are the user's.
-  if (luaL_loadbuffer(L_, body.data() + shebang_len, body.size() - shebang_len,
-                      "@user_script") != 0) {
+  // numbers in errors are the user's. Text only, as every chunk.
+  if (LoadText(L_, body.data() + shebang_len, body.size() - shebang_len, "@user_script") != 0) {
     *error = ErrorReplyFormat(std::string("Error compiling script (new function): ") +
                               lua_tostring(L_, -1));
     lua_pop(L_, 1);

@@ -168,27 +168,9 @@ void Protect(lua_State* L, int idx) {
 // error messages are unchanged.
 // ---------------------------------------------------------------------------
 
-// Redis's Lua parses every chunk as text: loading precompiled bytecode was
-// a known way out of its sandbox, so a dumped function reads as a syntax
-// error at its first byte (ESC), as redis-server 7.0 answers:
-// loadstring(string.dump(f)) is nil, "[string \"\x1bLuaQ\"]:1: unexpected
-// symbol near 'char(27)'".
+// loadstring and load: nil and the message where the chunk does not load.
 int LoadChunk(lua_State* L, const std::string& chunk, const char* chunkname) {
-  if (!chunk.empty() && chunk[0] == LUA_SIGNATURE[0]) {
-    lua_pushnil(L);
-    // luaO_chunkid: "=name" is shown as name, "@file" as file, a string
-    // source as [string "its first line"] (up to a NUL).
-    const std::string name(chunkname);
-    std::string id;
-    if (!name.empty() && (name[0] == '=' || name[0] == '@')) {
-      id = name.substr(1);
-    } else {
-      id = "[string \"" + std::string(name.substr(0, name.find_first_of("\n\r")).c_str()) + "\"]";
-    }
-    lua_pushfstring(L, "%s:1: unexpected symbol near 'char(27)'", id.c_str());
-    return 2;
-  }
-  if (luaL_loadbuffer(L, chunk.data(), chunk.size(), chunkname) == 0) return 1;
+  if (LoadText(L, chunk.data(), chunk.size(), chunkname) == 0) return 1;
   lua_pushnil(L);
   lua_insert(L, -2);  // nil, message
   return 2;
@@ -517,6 +499,41 @@ constexpr char kErrorHandlerDef[] =
 constexpr int64_t kLrand48Max = INT32_MAX;  // REDIS_LRAND48_MAX
 
 }  // namespace
+
+// Redis's Lua parses every chunk as text: loading precompiled bytecode was
+// a known way out of its sandbox (Lua 5.1 does not verify hand-made
+// bytecode), so a dumped function reads as a syntax error at its first
+// byte (ESC), as redis-server 7.0 answers: loadstring(string.dump(f)) is
+// nil, "[string \"\x1bLuaQ\"]:1: unexpected symbol near 'char(27)'", and
+// an EVAL of one "user_script:1: unexpected symbol near 'char(27)'".
+int LoadText(lua_State* L, const char* chunk, size_t size, const char* chunkname) {
+  if (size > 0 && chunk[0] == LUA_SIGNATURE[0]) {
+    // luaO_chunkid: "=name" is shown as name, "@file" as file, a string
+    // source as [string "its first line"] (up to a NUL).
+    const std::string name(chunkname);
+    std::string id;
+    if (!name.empty() && (name[0] == '=' || name[0] == '@')) {
+      id = name.substr(1);
+    } else {
+      id = "[string \"" + std::string(name.substr(0, name.find_first_of("\n\r")).c_str()) + "\"]";
+    }
+    lua_pushfstring(L, "%s:1: unexpected symbol near 'char(27)'", id.c_str());
+    return LUA_ERRSYNTAX;
+  }
+  return luaL_loadbuffer(L, chunk, size, chunkname);
+}
+
+std::string DumpChunk(lua_State* L) {
+  std::string chunk;
+  lua_dump(
+      L,
+      [](lua_State*, const void* p, size_t n, void* out) {
+        static_cast<std::string*>(out)->append(static_cast<const char*>(p), n);
+        return 0;
+      },
+      &chunk);
+  return chunk;
+}
 
 // ---------------------------------------------------------------------------
 // Lua state set-up (eval.c scriptingInit, script_lua.c luaRegisterRedisAPI).

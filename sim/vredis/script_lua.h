@@ -64,6 +64,13 @@ class VirtualRedis;
 // or load has the proxied globals as its environment. A script that cannot
 // reads its globals from the globals table itself (eval.cc).
 bool MayAssignGlobals(lua_State* L);
+// luaL_loadbuffer as redis-server's Lua does it: text only, a chunk that
+// begins as bytecode is a syntax error at its first byte. 0 and the
+// function on the stack, or an error code and the message.
+int LoadText(lua_State* L, const char* chunk, size_t size, const char* chunkname);
+// The chunk lua_dump writes for the function at the top of L's stack
+// (empty for a C function).
+std::string DumpChunk(lua_State* L);
 
 class LuaScripting {
  public:

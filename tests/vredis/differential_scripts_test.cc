@@ -19,6 +19,7 @@ extern "C" {
 #include <string>
 #include <vector>
 
+#include "sim/vredis/script_lua.h"
 #include "sim/vredis/server.h"
 #include "tests/testing/redis_oracle.h"
 
@@ -38,15 +39,7 @@ Command Eval(std::string body, std::vector<std::string> keys = {},
 std::string Bytecode(const std::string& source) {
   lua_State* L = luaL_newstate();
   std::string chunk;
-  if (L != nullptr && luaL_loadstring(L, source.c_str()) == 0) {
-    lua_dump(
-        L,
-        [](lua_State*, const void* p, size_t n, void* out) {
-          static_cast<std::string*>(out)->append(static_cast<const char*>(p), n);
-          return 0;
-        },
-        &chunk);
-  }
+  if (L != nullptr && luaL_loadstring(L, source.c_str()) == 0) chunk = DumpChunk(L);
   if (L != nullptr) lua_close(L);
   return chunk;
 }
