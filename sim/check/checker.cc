@@ -256,10 +256,10 @@ std::vector<int32_t> Explain(const History& history, const CriticalSection& a,
 }
 
 // Foreign writes: a state op (a value changed on a node by a client's
-// command) over a value that another thread wrote and still holds.
+// command) over a value that another thread wrote and still holds. Each
+// lists its events unless `explainer` is null.
 void ForeignWrites(const History& history, const std::vector<CriticalSection>& sections,
-                   std::optional<Explainer>* explainer, bool explain,
-                   std::vector<Violation>* out) {
+                   std::optional<Explainer>* explainer, std::vector<Violation>* out) {
   // By thread: its acquire ok while it holds, -1 when it does not.
   std::vector<int64_t> holding;
   auto holding_of = [&holding](int thread) -> int64_t& {
@@ -314,7 +314,7 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
       }
       v.second.enter_index = op.index;
       // From the holder's acquisition to the write.
-      if (explain) {
+      if (explainer != nullptr) {
         v.events = ExplainerOf(history, explainer).Explain(held, op.index, victim, op.subject);
       }
       out->push_back(std::move(v));
@@ -351,7 +351,8 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end, bool explain
     if (a.resource != b.resource) return a.resource < b.resource;
     return a.enter_index < b.enter_index;  // history order is true-time order
   });
-  std::optional<Explainer> explainer;
+  std::optional<Explainer> explainer_storage;
+  std::optional<Explainer>* explainer = explain ? &explainer_storage : nullptr;
   // Per section: how many later sections overlapped it, and where its
   // folded violation is (past kListedOverlaps).
   std::vector<int64_t> overlapped(result.sections.size(), 0);
@@ -384,7 +385,7 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end, bool explain
       v.second = s;
       v.overlap_start = s.start;
       v.overlap_end = std::min(first.end, s.end);
-      if (explain) v.events = Explain(history, first, s, &explainer);
+      if (explainer != nullptr) v.events = Explain(history, first, s, explainer);
       if (folded_at[a] == result.violations.size()) {
         v.folded.emplace();
         Fold(s, &v);
@@ -393,7 +394,7 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end, bool explain
     }
     active.push_back(idx);
   }
-  ForeignWrites(history, result.sections, &explainer, explain, &result.violations);
+  ForeignWrites(history, result.sections, explainer, &result.violations);
   std::stable_sort(result.violations.begin(), result.violations.end(),
                    [](const Violation& a, const Violation& b) {
                      return a.overlap_start != b.overlap_start
