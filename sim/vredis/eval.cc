@@ -98,59 +98,101 @@ bool SplitArgs(const std::string& line, std::vector<std::string>* out) {
 }
 
 
-// MayAssignGlobals: a SETGLOBAL instruction anywhere in the chunk
-// lua_dump writes, read in Lua 5.1's ldump.c layout with the sizes of
-// Debian's amd64 build (which the chunk's header states). A chunk not laid
-// out as expected, or not read to its last byte, counts as assigning.
-class GlobalAssignmentScan {
+// ScanScript: the chunk lua_dump writes, read in Lua 5.1's ldump.c layout
+// with the sizes of Debian's amd64 build (which the chunk's header
+// states), every function's instructions checked against its constants
+// (lopcodes.h: an instruction is op:6 A:8 C:9 B:9 bits, or op:6 A:8
+// Bx:18). A chunk not laid out as expected, or not read to its last byte,
+// may do anything.
+class ScriptScanner {
  public:
-  explicit GlobalAssignmentScan(lua_State* L) : chunk_(DumpChunk(L)) {}
+  explicit ScriptScanner(lua_State* L) : chunk_(DumpChunk(L)) {}
 
-  bool MayAssign() {
+  ScriptCode Scan() {
     static constexpr char kHeader[] = {'\x1b', 'L', 'u', 'a', 0x51, 0, 1, 4, 8, 4, 8, 0};
     if (chunk_.size() < sizeof(kHeader) ||
         chunk_.compare(0, sizeof(kHeader), kHeader, sizeof(kHeader)) != 0) {
-      return true;
+      return {};
     }
     at_ = sizeof(kHeader);
-    const bool assigns = Function(0);
-    return assigns || !ok_ || at_ != chunk_.size();
+    Function(0);
+    if (!ok_ || at_ != chunk_.size()) return {};
+    return code_;
   }
 
  private:
-  static constexpr uint32_t kSetGlobal = 7;  // lopcodes.h OP_SETGLOBAL
+  static constexpr uint32_t kGetGlobal = 5;  // lopcodes.h OP_GETGLOBAL
+  static constexpr uint32_t kGetTable = 6;   // OP_GETTABLE
+  static constexpr uint32_t kSetGlobal = 7;  // OP_SETGLOBAL
+  static constexpr uint32_t kLen = 20;       // OP_LEN
   static constexpr int kMaxDepth = 200;      // LUAI_MAXCCALLS: the parser's own limit
 
-  // Reads one function (DumpFunction); true when it or a nested one has a
-  // SETGLOBAL.
-  bool Function(int depth) {
+  // Reads one function (DumpFunction) and the functions nested in it.
+  void Function(int depth) {
     if (depth > kMaxDepth) ok_ = false;
     String();                                 // source
     Skip(4 + 4 + 4);                          // lines; upvalues, parameters, vararg, stack
-    bool assigns = false;
-    for (size_t i = 0, n = Count(); ok_ && i < n; ++i) {
-      if ((Int(4) & 0x3f) == kSetGlobal) assigns = true;
-    }
-    for (size_t i = 0, n = Count(); ok_ && i < n; ++i) {  // constants
+    std::vector<uint32_t> code(Count());
+    for (uint32_t& i : code) i = static_cast<uint32_t>(Int(4));
+    std::vector<std::string_view> strings(Count());  // the constants; "" if not a string
+    for (size_t i = 0; ok_ && i < strings.size(); ++i) {
       switch (Int(1)) {
         case LUA_TNIL: break;
         case LUA_TBOOLEAN: Skip(1); break;
         case LUA_TNUMBER: Skip(8); break;
-        case LUA_TSTRING: String(); break;
+        case LUA_TSTRING: strings[i] = String(); break;
         default: ok_ = false;
       }
     }
-    for (size_t i = 0, n = Count(); ok_ && i < n; ++i) {  // nested functions
-      if (Function(depth + 1)) assigns = true;
-    }
+    if (ok_) Check(code, strings);
+    for (size_t i = 0, n = Count(); ok_ && i < n; ++i) Function(depth + 1);
     Skip(4 * Count());                                    // line numbers
     for (size_t i = 0, n = Count(); ok_ && i < n; ++i) {  // locals
       String();
       Skip(4 + 4);
     }
     for (size_t i = 0, n = Count(); ok_ && i < n; ++i) String();  // upvalue names
-    return ok_ && assigns;
   }
+
+  // What one function's instructions do to the globals and to KEYS and
+  // ARGV: see ScriptCode.
+  void Check(const std::vector<uint32_t>& code, const std::vector<std::string_view>& strings) {
+    auto op = [](uint32_t i) { return i & 0x3f; };
+    auto a = [](uint32_t i) { return (i >> 6) & 0xff; };
+    auto b = [](uint32_t i) { return i >> 23; };
+    for (size_t pc = 0; pc < code.size(); ++pc) {
+      const uint32_t i = code[pc];
+      if (op(i) == kSetGlobal) code_.may_assign_globals = true;
+      if (op(i) != kGetGlobal) continue;
+      const size_t k = i >> 14;  // Bx
+      const std::string_view name = k < strings.size() ? strings[k] : std::string_view();
+      if (name == "KEYS" || name == "ARGV") {
+        // Read at once, the table gone from its register: KEYS[x] or #KEYS.
+        const uint32_t next = pc + 1 < code.size() ? code[pc + 1] : 0;
+        const bool read = (op(next) == kGetTable || op(next) == kLen) && a(next) == a(i) &&
+                          b(next) == a(i);
+        if (!read) code_.may_change_args = true;
+      } else if (!SharesNoArgs(name)) {
+        code_.may_change_args = true;
+      }
+    }
+  }
+
+  // The globals of Redis 7.0's sandbox (redis-server 7.0.15) that cannot
+  // hand a script the globals table or code of its own: not _G, loadstring,
+  // load or the error handler, which can.
+  static bool SharesNoArgs(std::string_view name) {
+    static constexpr std::string_view kNames[] = {
+        "_VERSION", "assert", "bit", "cjson", "cmsgpack", "collectgarbage", "coroutine", "error",
+        "gcinfo", "getmetatable", "ipairs", "math", "next", "pairs", "pcall", "rawequal",
+        "rawget", "rawset", "redis", "select", "setmetatable", "string", "struct", "table",
+        "tonumber", "tostring", "type", "unpack", "xpcall"};
+    for (std::string_view n : kNames) {
+      if (n == name) return true;
+    }
+    return false;
+  }
+
   void Skip(size_t n) {
     if (chunk_.size() - at_ < n) ok_ = false;
     at_ = ok_ ? at_ + n : chunk_.size();
@@ -168,20 +210,26 @@ class GlobalAssignmentScan {
     if (n > chunk_.size()) ok_ = false;  // more elements than bytes: not a chunk
     return ok_ ? static_cast<size_t>(n) : 0;
   }
-  void String() {
+  // A string (DumpString: its size with the terminating NUL, then its
+  // bytes), without the NUL.
+  std::string_view String() {
     const uint64_t n = Int(8);
     if (n > chunk_.size()) ok_ = false;
+    const size_t from = at_;
     Skip(ok_ ? static_cast<size_t>(n) : 0);
+    if (!ok_ || n == 0) return {};
+    return std::string_view(chunk_).substr(from, static_cast<size_t>(n) - 1);
   }
 
   std::string chunk_;
   size_t at_ = 0;
   bool ok_ = true;
+  ScriptCode code_{false, false};
 };
 
 }  // namespace
 
-bool MayAssignGlobals(lua_State* L) { return GlobalAssignmentScan(L).MayAssign(); }
+ScriptCode ScanScript(lua_State* L) { return ScriptScanner(L).Scan(); }
 
 // ---------------------------------------------------------------------------
 // Compiling and caching (eval.c luaCreateFunction).
@@ -262,14 +310,15 @@ bool LuaScripting::CreateFunction(const std::string& body, std::string* sha, Rep
   // differs: a missing global still raises Redis's error from the globals'
   // metatable, every table a global holds is still a proxy, and no script
   // can see its environment (getfenv and debug are gone).
-  if (!MayAssignGlobals(L_)) {
+  const ScriptCode code = ScanScript(L_);
+  if (!code.may_assign_globals) {
     lua_rawgeti(L_, LUA_REGISTRYINDEX, globals_ref_);
     lua_setfenv(L_, -2);
   }
   lua_pushvalue(L_, -1);
   const int ref = luaL_ref(L_, LUA_REGISTRYINDEX);
   lua_setfield(L_, LUA_REGISTRYINDEX, ("f_" + *sha).c_str());
-  scripts_[*sha] = CachedScript{body, flags, ref};
+  scripts_[*sha] = CachedScript{body, flags, ref, code.may_change_args};
   return true;
 }
 
@@ -394,12 +443,14 @@ Reply LuaScripting::Eval(const Command& argv, bool by_sha, bool read_only) {
   server_->in_script_ = outer_script;
   server_->FlushEffects();
   read_only_run_ = false;
-  if (keys_ref != LUA_NOREF && !Reusable(keys_ref, key_count)) {
+  // A script whose code cannot change either table (ScanScript) left both
+  // as they were filled: no check.
+  if (script.may_change_args && keys_ref != LUA_NOREF && !Reusable(keys_ref, key_count)) {
     luaL_unref(L, LUA_REGISTRYINDEX, keys_ref);  // its number may be given to another table
     keys_tables_[key_count] = LUA_NOREF;
     keys_installed_ = LUA_NOREF;
   }
-  if (args_ref != LUA_NOREF && !Reusable(args_ref, arg_count)) {
+  if (script.may_change_args && args_ref != LUA_NOREF && !Reusable(args_ref, arg_count)) {
     luaL_unref(L, LUA_REGISTRYINDEX, args_ref);
     argv_tables_[arg_count] = LUA_NOREF;
     argv_installed_ = LUA_NOREF;

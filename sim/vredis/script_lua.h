@@ -18,7 +18,7 @@
 //   functions that bypass metatables (rawset, rawget, next, pairs,
 //   getmetatable, setmetatable, table.insert, table.foreach) are replaced by
 //   versions that see through proxies. A script whose code assigns no
-//   global reads the globals table itself (MayAssignGlobals, below): the
+//   global reads the globals table itself (ScanScript, below): the
 //   same answers, two table lookups fewer a read. Of the libraries Redis
 //   loads, cjson and bit are (Debian's lua-cjson and lua-bitop, linked
 //   statically); struct and cmsgpack, which Debian does not package, are
@@ -57,13 +57,26 @@ namespace locksim {
 
 class VirtualRedis;
 
-// Whether the compiled function at the top of L's stack, or a function
-// nested in it, may assign a global (a SETGLOBAL instruction). That is the
-// only way a script's own code writes its environment: every table it can
-// reach through a global is a read-only proxy, and a chunk of loadstring
-// or load has the proxied globals as its environment. A script that cannot
-// reads its globals from the globals table itself (eval.cc).
-bool MayAssignGlobals(lua_State* L);
+// What the compiled function at the top of L's stack, and every function
+// nested in it, can do, read from its bytecode (true when it cannot be
+// told, e.g. for a C function):
+struct ScriptCode {
+  // May assign a global (a SETGLOBAL instruction). That is the only way a
+  // script's own code writes its environment: every table it can reach
+  // through a global is a read-only proxy, and a chunk of loadstring or
+  // load has the proxied globals as its environment. A script that cannot
+  // reads its globals from the globals table itself (eval.cc).
+  bool may_assign_globals = true;
+  // May change the KEYS or ARGV table it runs with: it reads either table
+  // other than as KEYS[x] or #KEYS at once (it keeps the table in a
+  // register, passes it on), or it reads a global that can hand it the
+  // globals table or code of its own (_G, loadstring, load: anything but
+  // the sandbox's libraries and base functions). One that cannot leaves
+  // both tables as they were filled, and they serve the next run unchecked
+  // (LuaScripting::Eval).
+  bool may_change_args = true;
+};
+ScriptCode ScanScript(lua_State* L);
 // luaL_loadbuffer as redis-server's Lua does it: text only, a chunk that
 // begins as bytecode is a syntax error at its first byte. 0 and the
 // function on the stack, or an error code and the message.
@@ -99,6 +112,7 @@ class LuaScripting {
     std::string body;
     unsigned flags = 0;
     int function_ref = 0;  // the compiled function, in the registry
+    bool may_change_args = true;  // ScriptCode::may_change_args
   };
 
   // scriptingInit(): a fresh Lua state with Redis's libraries, API and

@@ -31,12 +31,12 @@ class ScriptLuaTest : public ::testing::Test {
 // read-only proxy (it may assign one) or from the globals table itself:
 // a SETGLOBAL anywhere in the function or a function nested in it, found
 // by reading lua_dump's chunk to its last byte.
-TEST(MayAssignGlobalsTest, FindsAGlobalAssignmentAnywhereInTheScript) {
+TEST(ScanScriptTest, FindsAGlobalAssignmentAnywhereInTheScript) {
   lua_State* L = luaL_newstate();
   ASSERT_NE(L, nullptr);
   auto may_assign = [L](const std::string& body) {
     EXPECT_EQ(luaL_loadbuffer(L, body.data(), body.size(), "@user_script"), 0) << body;
-    const bool answer = MayAssignGlobals(L);
+    const bool answer = ScanScript(L).may_assign_globals;
     lua_settop(L, 0);
     return answer;
   };
@@ -74,7 +74,59 @@ TEST(MayAssignGlobalsTest, FindsAGlobalAssignmentAnywhereInTheScript) {
       "second()"));
   // Not a Lua function at all (lua_dump writes nothing): assumed to assign.
   lua_pushcfunction(L, [](lua_State*) { return 0; });
-  EXPECT_TRUE(MayAssignGlobals(L));
+  EXPECT_TRUE(ScanScript(L).may_assign_globals);
+  EXPECT_TRUE(ScanScript(L).may_change_args);
+  lua_close(L);
+}
+
+// The scan that decides whether a run's KEYS and ARGV tables need the
+// check that they can serve the next run: a script whose code reads them
+// only as KEYS[x] and #KEYS, and reads no global that could hand it the
+// globals table or code of its own, cannot change them.
+TEST(ScanScriptTest, FindsEveryWayAScriptCouldChangeKeysOrArgv) {
+  lua_State* L = luaL_newstate();
+  ASSERT_NE(L, nullptr);
+  auto may_change = [L](const std::string& body) {
+    EXPECT_EQ(luaL_loadbuffer(L, body.data(), body.size(), "@user_script"), 0) << body;
+    const bool answer = ScanScript(L).may_change_args;
+    lua_settop(L, 0);
+    return answer;
+  };
+  for (const char* reads : {
+           "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) "
+           "else return 0 end",
+           "return #KEYS + #ARGV",
+           "for i = 1, #KEYS do redis.call('set', KEYS[i], ARGV[i]) end",
+           "local n = tonumber(ARGV[2]); if KEYS[1]:len() > n then return KEYS[1] .. ARGV[1] end",
+           "local function f(i) return KEYS[i] end; return f(1), ARGV[2]",
+           "return cjson.encode({a = ARGV[1]}), string.format('%s', KEYS[1]), math.max(1, 2)",
+       }) {
+    EXPECT_FALSE(may_change(reads)) << reads;
+  }
+  for (const char* changes : {
+           "KEYS[3] = 'x'",
+           "ARGV[1] = nil",
+           "local k = KEYS; k[3] = 'x'",
+           "rawset(ARGV, 2, 'y')",
+           "table.insert(KEYS, 'x')",
+           "setmetatable(ARGV, {})",
+           "return unpack(KEYS)",
+           "return KEYS",
+           "for _, k in ipairs(KEYS) do end",
+           "(function(t) t[2] = 'y' end)(ARGV)",
+           "local x = 1; local function f() return ARGV end; f()[2] = x",
+           "_G.KEYS[3] = 'x'",
+           "loadstring('KEYS[3] = 1')()",
+           "load(function() return nil end)",
+           "return KEYS[1], {KEYS}",
+           "local t = {}; t[KEYS] = 1",
+           "return KEYS:len()",
+       }) {
+    EXPECT_TRUE(may_change(changes)) << changes;
+  }
+  // Not a change, but the table waits in a register while #ARGV is read:
+  // the scan only knows the table read at once, and the run is checked.
+  EXPECT_TRUE(may_change("return ARGV[#ARGV]"));
   lua_close(L);
 }
 
@@ -307,6 +359,13 @@ TEST_F(ScriptLuaTest, WhatAScriptDoesToKeysAndArgvNeverReachesTheNextRun) {
            "setmetatable(ARGV, {})",
            "table.insert(KEYS, 'x'); table.remove(ARGV)",
            "KEYS[1] = {}; ARGV[1] = KEYS; error('after meddling')",
+           // Through a local, a function, _G, a chunk of loadstring: the
+           // run is checked as the ones above (ScanScript).
+           "local k = KEYS; k[3] = 'x'",
+           "(function(t) t[2] = 'y' end)(ARGV)",
+           "rawset(KEYS, 3, 'x')",
+           "_G.KEYS[3] = 'x'; _G.ARGV.extra = 1",
+           "loadstring('KEYS[3] = 1; ARGV[5] = 2')()",
        }) {
     Command c = {"EVAL", meddle, "2", "a", "b", "c"};
     Do(c);
