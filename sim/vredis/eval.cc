@@ -444,13 +444,17 @@ Reply LuaScripting::Eval(const Command& argv, bool by_sha, bool read_only) {
   server_->FlushEffects();
   read_only_run_ = false;
   // A script whose code cannot change either table (ScanScript) left both
-  // as they were filled: no check.
-  if (script.may_change_args && keys_ref != LUA_NOREF && !Reusable(keys_ref, key_count)) {
+  // as they were filled: no check, unless the count hook ran. Its error
+  // (SCRIPT KILL, the instruction limit) can land between a GETGLOBAL of
+  // KEYS and the read after it, leaving the table in a local a closure
+  // holds, for a pcall to hand back.
+  const bool check = script.may_change_args || script_instructions_ > 0;
+  if (check && keys_ref != LUA_NOREF && !Reusable(keys_ref, key_count)) {
     luaL_unref(L, LUA_REGISTRYINDEX, keys_ref);  // its number may be given to another table
     keys_tables_[key_count] = LUA_NOREF;
     keys_installed_ = LUA_NOREF;
   }
-  if (script.may_change_args && args_ref != LUA_NOREF && !Reusable(args_ref, arg_count)) {
+  if (check && args_ref != LUA_NOREF && !Reusable(args_ref, arg_count)) {
     luaL_unref(L, LUA_REGISTRYINDEX, args_ref);
     argv_tables_[arg_count] = LUA_NOREF;
     argv_installed_ = LUA_NOREF;

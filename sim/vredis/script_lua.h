@@ -73,7 +73,8 @@ struct ScriptCode {
   // globals table or code of its own (_G, loadstring, load: anything but
   // the sandbox's libraries and base functions). One that cannot leaves
   // both tables as they were filled, and they serve the next run unchecked
-  // (LuaScripting::Eval).
+  // (LuaScripting::Eval), unless the count hook ran: its error can come
+  // between the GETGLOBAL and the read.
   bool may_change_args = true;
 };
 ScriptCode ScanScript(lua_State* L);

@@ -378,6 +378,44 @@ TEST_F(ScriptLuaTest, WhatAScriptDoesToKeysAndArgvNeverReachesTheNextRun) {
   }
 }
 
+// The one way a script that reads KEYS only as KEYS[x] (ScanScript) can
+// still get hold of the table: an error of the count hook (here the
+// instruction limit; SCRIPT KILL in locksim serve) between the GETGLOBAL
+// and the read, caught by pcall, with the table left in a local that a
+// closure holds. A run in which the hook fired is checked.
+TEST_F(ScriptLuaTest, AHookErrorBetweenLoadingKeysAndReadingItIsCaught) {
+  const std::string grab =
+      "local got\n"
+      "local function try()\n"
+      "  local k\n"
+      "  got = function() return k end\n"
+      "  while true do\n"
+      "    k = KEYS\n"
+      "    k = k[1]\n"
+      "  end\n"
+      "end\n"
+      "local t, n = nil, 0\n"
+      "repeat\n"
+      "  n = n + 1\n"
+      "  for i = 1, n % 5 do end\n"
+      "  pcall(try)\n"
+      "  t = got()\n"
+      "until type(t) == 'table'\n"
+      "t[3] = 'x'\n"
+      "setmetatable(t, {__index = function() return 'from metatable' end})\n"
+      "return n";
+  lua_State* L = luaL_newstate();
+  ASSERT_EQ(luaL_loadbuffer(L, grab.data(), grab.size(), "@user_script"), 0);
+  EXPECT_FALSE(ScanScript(L).may_change_args);  // as far as its code goes
+  lua_close(L);
+  const Command look = {"EVAL", "return {#KEYS, KEYS[5]}", "2", "a", "b"};
+  ASSERT_EQ(Do(look), Reply::Array({Reply::Integer(2)}));
+  redis_.SetScriptInstructionLimit(1'000'000);
+  const Reply grabbed = Do({"EVAL", grab, "2", "a", "b"});
+  ASSERT_EQ(grabbed.type, Reply::Type::kInteger) << grabbed.str;  // it got the table
+  EXPECT_EQ(Do(look), Reply::Array({Reply::Integer(2)}));
+}
+
 // SCRIPT FLUSH makes a new Lua state, whose registry numbers its tables
 // as the old one did: the first EVAL after it must still find KEYS and
 // ARGV set, not take them for the ones the old state's globals held.
