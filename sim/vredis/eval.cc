@@ -178,15 +178,16 @@ class ScriptScanner {
     }
   }
 
-  // The globals of Redis 7.0's sandbox (redis-server 7.0.15) that cannot
-  // hand a script the globals table or code of its own: not _G, loadstring,
-  // load or the error handler, which can.
+  // The globals of the sandbox (those of redis-server 7.0.15 but cmsgpack
+  // and struct, which are not loaded) that cannot hand a script the globals
+  // table or code of its own: not _G, loadstring, load or the error
+  // handler, which can.
   static bool SharesNoArgs(std::string_view name) {
     static constexpr std::string_view kNames[] = {
-        "_VERSION", "assert", "bit", "cjson", "cmsgpack", "collectgarbage", "coroutine", "error",
-        "gcinfo", "getmetatable", "ipairs", "math", "next", "pairs", "pcall", "rawequal",
-        "rawget", "rawset", "redis", "select", "setmetatable", "string", "struct", "table",
-        "tonumber", "tostring", "type", "unpack", "xpcall"};
+        "_VERSION", "assert", "bit", "cjson", "collectgarbage", "coroutine", "error", "gcinfo",
+        "getmetatable", "ipairs", "math", "next", "pairs", "pcall", "rawequal", "rawget",
+        "rawset", "redis", "select", "setmetatable", "string", "table", "tonumber", "tostring",
+        "type", "unpack", "xpcall"};
     for (std::string_view n : kNames) {
       if (n == name) return true;
     }
