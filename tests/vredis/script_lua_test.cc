@@ -31,15 +31,18 @@ class ScriptLuaTest : public ::testing::Test {
 // read-only proxy (it may assign one) or from the globals table itself:
 // a SETGLOBAL anywhere in the function or a function nested in it, found
 // by reading lua_dump's chunk to its last byte.
+// ScanScript of `body`, compiled in L (left empty).
+ScriptCode Scanned(lua_State* L, const std::string& body) {
+  EXPECT_EQ(luaL_loadbuffer(L, body.data(), body.size(), "@user_script"), 0) << body;
+  const ScriptCode code = ScanScript(L);
+  lua_settop(L, 0);
+  return code;
+}
+
 TEST(ScanScriptTest, FindsAGlobalAssignmentAnywhereInTheScript) {
   lua_State* L = luaL_newstate();
   ASSERT_NE(L, nullptr);
-  auto may_assign = [L](const std::string& body) {
-    EXPECT_EQ(luaL_loadbuffer(L, body.data(), body.size(), "@user_script"), 0) << body;
-    const bool answer = ScanScript(L).may_assign_globals;
-    lua_settop(L, 0);
-    return answer;
-  };
+  auto may_assign = [L](const std::string& body) { return Scanned(L, body).may_assign_globals; };
   EXPECT_TRUE(may_assign("x = 5"));
   EXPECT_TRUE(may_assign("function f() end"));
   EXPECT_TRUE(may_assign("local f = function() y = 1 end; f()"));
@@ -86,12 +89,7 @@ TEST(ScanScriptTest, FindsAGlobalAssignmentAnywhereInTheScript) {
 TEST(ScanScriptTest, FindsEveryWayAScriptCouldChangeKeysOrArgv) {
   lua_State* L = luaL_newstate();
   ASSERT_NE(L, nullptr);
-  auto may_change = [L](const std::string& body) {
-    EXPECT_EQ(luaL_loadbuffer(L, body.data(), body.size(), "@user_script"), 0) << body;
-    const bool answer = ScanScript(L).may_change_args;
-    lua_settop(L, 0);
-    return answer;
-  };
+  auto may_change = [L](const std::string& body) { return Scanned(L, body).may_change_args; };
   for (const char* reads : {
            "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) "
            "else return 0 end",
@@ -405,8 +403,7 @@ TEST_F(ScriptLuaTest, AHookErrorBetweenLoadingKeysAndReadingItIsCaught) {
       "setmetatable(t, {__index = function() return 'from metatable' end})\n"
       "return n";
   lua_State* L = luaL_newstate();
-  ASSERT_EQ(luaL_loadbuffer(L, grab.data(), grab.size(), "@user_script"), 0);
-  EXPECT_FALSE(ScanScript(L).may_change_args);  // as far as its code goes
+  EXPECT_FALSE(Scanned(L, grab).may_change_args);  // as far as its code goes
   lua_close(L);
   const Command look = {"EVAL", "return {#KEYS, KEYS[5]}", "2", "a", "b"};
   ASSERT_EQ(Do(look), Reply::Array({Reply::Integer(2)}));
