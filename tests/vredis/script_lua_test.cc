@@ -27,10 +27,6 @@ class ScriptLuaTest : public ::testing::Test {
   VirtualRedis redis_;
 };
 
-// The scan that decides whether a script reads its globals through the
-// read-only proxy (it may assign one) or from the globals table itself:
-// a SETGLOBAL anywhere in the function or a function nested in it, found
-// by reading lua_dump's chunk to its last byte.
 // ScanScript of `body`, compiled in L (left empty).
 ScriptCode Scanned(lua_State* L, const std::string& body) {
   EXPECT_EQ(luaL_loadbuffer(L, body.data(), body.size(), "@user_script"), 0) << body;
@@ -39,6 +35,10 @@ ScriptCode Scanned(lua_State* L, const std::string& body) {
   return code;
 }
 
+// The scan that decides whether a script reads its globals through the
+// read-only proxy (it may assign one) or from the globals table itself:
+// a SETGLOBAL anywhere in the function or a function nested in it, found
+// by reading lua_dump's chunk to its last byte.
 TEST(ScanScriptTest, FindsAGlobalAssignmentAnywhereInTheScript) {
   lua_State* L = luaL_newstate();
   ASSERT_NE(L, nullptr);
