@@ -384,6 +384,12 @@ TEST_F(DifferentialScripts, TheSandboxBehavesAsRedis) {
       Eval("local t = {}; for i = 1, 3 do t[i] = tostring(i) .. type(redis.call) end; return t"),
       Eval("local g = function() return function() return math.max(1, #KEYS) end end\n"
            "return g()()", {"a", "b"}),
+      // What a script does to KEYS and ARGV never reaches the next run,
+      // whether or not its code reads them only as KEYS[x] (ScanScript).
+      Eval("local k = KEYS; k[3] = 'x'; setmetatable(ARGV, {})", {"a", "b"}, {"c"}),
+      Eval("return {#KEYS, tostring(KEYS[3]), tostring(getmetatable(ARGV))}", {"a", "b"}, {"c"}),
+      Eval("if redis.call('get', KEYS[1]) == ARGV[1] then return 1 end; return #KEYS + #ARGV",
+           {"a", "b"}, {"c"}),
       Eval("x = 5"),
       Eval("x = nil"),
       Eval("local f = function() y = 1 end; f()"),
