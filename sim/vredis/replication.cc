@@ -190,7 +190,8 @@ void VirtualRedis::ActiveExpireCycle(Random& random) {
       if (KeyIsExpired(*sample.object)) {
         auto it = db_.find(*sample.key);
         // The index and the keyspace change together (SetKey, RemoveKey):
-        // a key in one and not the other is a bug of the virtual Redis.
+        // a key in one and not the other is a bug of the virtual Redis
+        // (in a run, a broken simulator invariant: VirtualWorld).
         if (it == db_.end()) {
           throw HarnessError("virtual Redis: the expiry index holds a key the keyspace has not: " +
                              *sample.key);
