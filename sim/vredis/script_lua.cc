@@ -859,7 +859,11 @@ LuaScripting::Resp3Shape LuaScripting::ShapeOf(const Command& argv) {
 // a null is nil (not false), a map {map = {k = v}}, a verbatim string
 // {verbatim_string = {format = "txt", string = s}}; the rest as in RESP2.
 void LuaScripting::PushReply(lua_State* L, const Reply& r, int resp, Resp3Shape shape) {
-  lua_checkstack(L, 5);
+  // A number, a string or nil takes the one slot a C function always has
+  // room for (LUA_MINSTACK); a table and its elements take more.
+  const bool leaf = r.type == Reply::Type::kInteger || r.type == Reply::Type::kNil ||
+                    (r.type == Reply::Type::kString && shape != Resp3Shape::kVerbatim);
+  if (!leaf) lua_checkstack(L, 5);
   if (resp == 3 && !r.IsError()) {
     if (r.type == Reply::Type::kNil) {
       lua_pushnil(L);
@@ -939,10 +943,11 @@ Reply LuaScripting::PopReply() {
   lua_State* L = L_;
   // Most scripts answer a number, a string or nil: a leaf, converted at
   // once (the walk below cost a tenth of a short EVAL).
+  // Eval made room for it (lua_checkstack(L, 8) before the call).
   if (lua_type(L, -1) != LUA_TTABLE) {
     Reply leaf;
     OpenContainer::Kind unused;
-    ConvertTop(&leaf, &unused);
+    ConvertValue(&leaf, &unused);
     return leaf;
   }
   std::vector<OpenContainer> open;
@@ -1016,12 +1021,16 @@ Reply LuaScripting::PopReply() {
 }
 
 bool LuaScripting::ConvertTop(Reply* leaf, OpenContainer::Kind* kind) {
-  lua_State* L = L_;
-  if (!lua_checkstack(L, 4)) {
-    lua_pop(L, 1);
+  if (!lua_checkstack(L_, 4)) {
+    lua_pop(L_, 1);
     *leaf = Reply::Error("ERR reached lua stack limit");
     return true;
   }
+  return ConvertValue(leaf, kind);
+}
+
+bool LuaScripting::ConvertValue(Reply* leaf, OpenContainer::Kind* kind) {
+  lua_State* L = L_;
   switch (lua_type(L, -1)) {
     case LUA_TSTRING: {
       size_t len;

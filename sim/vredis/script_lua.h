@@ -156,6 +156,8 @@ class LuaScripting {
   // Converts the value at the top of L_ if it is a leaf (into *leaf, popped,
   // returns true); a container is left open (*kind, returns false).
   bool ConvertTop(Reply* leaf, OpenContainer::Kind* kind);
+  // ConvertTop once the stack has room for 4 more slots.
+  bool ConvertValue(Reply* leaf, OpenContainer::Kind* kind);
 
   // rand.c: redisLrand48() / redisSrand48(), the 48-bit linear congruential
   // generator of drand48 with its standard multiplier and start state.
