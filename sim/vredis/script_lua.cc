@@ -794,12 +794,19 @@ int LuaScripting::GenericCommand(lua_State* L, bool raise_error) {
   }
   // Into a buffer kept between calls (its strings keep their capacity):
   // no allocation per argument. A command cannot run a script, so no
-  // redis.call is ever inside another.
+  // redis.call is ever inside another. An argument of the length the last
+  // call's had there (a command name, a key, a token) is copied over it
+  // (assign() took a third more of an EVAL's instructions).
   Command& argv = call_argv_;
   size_t converted = 0;
   auto put = [&](const char* s, size_t len) {
     if (converted < argv.size()) {
-      argv[converted].assign(s, len);
+      std::string& to = argv[converted];
+      if (to.size() == len) {
+        std::memcpy(to.data(), s, len);
+      } else {
+        to.assign(s, len);
+      }
     } else {
       argv.emplace_back(s, len);
     }
