@@ -22,8 +22,9 @@ bool StringToInt64(std::string_view s, int64_t* out) {
   // Redis util.c string2ll(): rejects empty strings, leading zeros, '+',
   // spaces, "-0" and anything that overflows.
   if (s.empty() || s.size() >= 21) return false;
-  if (s.size() == 1 && s[0] == '0') {
-    *out = 0;
+  if (s.size() == 1) {  // a single digit, or no number ("-")
+    if (s[0] < '0' || s[0] > '9') return false;
+    *out = s[0] - '0';
     return true;
   }
   size_t i = 0;
