@@ -611,10 +611,8 @@ Reply LuaScripting::Script(const Command& argv) {
 
 // luaMaskCountHook(): every kHookEvery instructions of a running script.
 void LuaScripting::CountHook(lua_State* L, lua_Debug*) {
-  lua_getfield(L, LUA_REGISTRYINDEX, "__locksim_scripting");
-  auto* self = static_cast<LuaScripting*>(lua_touserdata(L, -1));
-  lua_pop(L, 1);
-  if (self == nullptr || !self->running_) return;
+  LuaScripting* self = Self(L);
+  if (!self->running_) return;
   self->script_instructions_ += kHookEvery;
   VirtualRedis* server = self->server_;
   const int64_t limit = server->script_instruction_limit_;

@@ -457,10 +457,6 @@ int Breakpoint(lua_State* L) {
 }
 int DebugCommand(lua_State* L) { return 0; }
 
-LuaScripting* Self(lua_State* L) {
-  return static_cast<LuaScripting*>(lua_touserdata(L, lua_upvalueindex(1)));
-}
-
 // Converts a Lua number to a reply integer as Redis's (long long) cast does
 // on x86-64: out of range and NaN become INT64_MIN (cvttsd2si).
 int64_t NumberToInteger(lua_Number n) {
@@ -566,6 +562,14 @@ void* LuaScripting::Alloc(void* ud, void* ptr, size_t old_size, size_t new_size)
   return p;
 }
 
+// The state's allocator has its scripting as user data (Init): found so
+// by every C function and the count hook, without an upvalue or a lookup.
+LuaScripting* LuaScripting::Self(lua_State* L) {
+  void* self = nullptr;
+  lua_getallocf(L, &self);
+  return static_cast<LuaScripting*>(self);
+}
+
 void LuaScripting::Init() {
   L_ = lua_newstate(&LuaScripting::Alloc, this);
   if (L_ == nullptr) throw HarnessError("lua_newstate(): out of memory");
@@ -574,10 +578,8 @@ void LuaScripting::Init() {
     throw HarnessError(std::string("Lua panic: ") +
                        (lua_isstring(L, -1) ? lua_tostring(L, -1) : "(no message)"));
   });
-  // The count hook finds its scripting through the registry; it counts
-  // only while a script runs (Eval), as Redis's luaMaskCountHook.
-  lua_pushlightuserdata(L, this);
-  lua_setfield(L, LUA_REGISTRYINDEX, "__locksim_scripting");
+  // The count hook counts only while a script runs (Eval), as Redis's
+  // luaMaskCountHook.
   lua_sethook(L, CountHook, LUA_MASKCOUNT, kHookEvery);
   // luaLoadLibraries(): base, table, string, math, and debug for the error
   // handler (removed right after). No package, os or io.
@@ -630,26 +632,20 @@ void LuaScripting::Init() {
   const struct {
     const char* name;
     lua_CFunction fn;
-    bool needs_self;
-  } api[] = {{"call", &LuaScripting::Call, true},
-             {"pcall", &LuaScripting::PCall, true},
-             {"log", LogCommand, false},
-             {"sha1hex", Sha1HexCommand, false},
-             {"error_reply", ErrorReply, false},
-             {"status_reply", StatusReply, false},
-             {"replicate_commands", ReplicateCommands, false},
-             {"breakpoint", Breakpoint, false},
-             {"debug", DebugCommand, false},
-             {"setresp", &LuaScripting::SetResp, true},
-             {"set_repl", &LuaScripting::SetRepl, true},
-             {"acl_check_cmd", &LuaScripting::AclCheckCmd, true}};
+  } api[] = {{"call", &LuaScripting::Call},
+             {"pcall", &LuaScripting::PCall},
+             {"log", LogCommand},
+             {"sha1hex", Sha1HexCommand},
+             {"error_reply", ErrorReply},
+             {"status_reply", StatusReply},
+             {"replicate_commands", ReplicateCommands},
+             {"breakpoint", Breakpoint},
+             {"debug", DebugCommand},
+             {"setresp", &LuaScripting::SetResp},
+             {"set_repl", &LuaScripting::SetRepl},
+             {"acl_check_cmd", &LuaScripting::AclCheckCmd}};
   for (const auto& f : api) {
-    if (f.needs_self) {
-      lua_pushlightuserdata(L, this);
-      lua_pushcclosure(L, f.fn, 1);
-    } else {
-      lua_pushcfunction(L, f.fn);
-    }
+    lua_pushcfunction(L, f.fn);
     lua_setfield(L, -2, f.name);
   }
   const struct {
@@ -669,11 +665,9 @@ void LuaScripting::Init() {
 
   // math.random / math.randomseed on Redis's PRNG.
   lua_getglobal(L, LUA_MATHLIBNAME);
-  lua_pushlightuserdata(L, this);
-  lua_pushcclosure(L, &LuaScripting::MathRandom, 1);
+  lua_pushcfunction(L, &LuaScripting::MathRandom);
   lua_setfield(L, -2, "random");
-  lua_pushlightuserdata(L, this);
-  lua_pushcclosure(L, &LuaScripting::MathRandomSeed, 1);
+  lua_pushcfunction(L, &LuaScripting::MathRandomSeed);
   lua_setfield(L, -2, "randomseed");
   lua_pop(L, 1);
 

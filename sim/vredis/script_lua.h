@@ -126,7 +126,9 @@ class LuaScripting {
   // Whether a KEYS or ARGV table a script ran with can serve the next run.
   bool Reusable(int ref, size_t count);
 
-  // The redis.* functions (script_lua.c), with `this` as upvalue 1.
+  // The scripting of a Lua state (or of one of its coroutines).
+  static LuaScripting* Self(lua_State* L);
+  // The redis.* functions (script_lua.c); each finds its scripting by Self.
   static int Call(lua_State* L);
   static int PCall(lua_State* L);
   // redis.setresp(), redis.set_repl(), redis.acl_check_cmd().
