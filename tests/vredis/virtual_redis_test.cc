@@ -100,6 +100,8 @@ TEST_F(VirtualRedisTest, AScriptMemoryLimitEndsTheScriptThatPassesIt) {
 TEST(StringToInt64Test, AcceptsAndRefusesAsRedisDoes) {
   const std::pair<const char*, int64_t> good[] = {
       {"0", 0},
+      {"7", 7},
+      {"9", 9},
       {"5000", 5000},
       {"-1", -1},
       {"1234567890123456789", 1234567890123456789},     // 19 digits
@@ -111,7 +113,7 @@ TEST(StringToInt64Test, AcceptsAndRefusesAsRedisDoes) {
     EXPECT_TRUE(StringToInt64(text, &out)) << text;
     EXPECT_EQ(out, value) << text;
   }
-  for (const char* text : {"", "-", "-0", "00", "01", "+1", " 1", "1 ", "1x", "0x10",
+  for (const char* text : {"", "-", "+", " ", "x", "/", ":", "-0", "00", "01", "+1", " 1", "1 ", "1x", "0x10",
                            "9223372036854775808", "-9223372036854775809",
                            "18446744073709551615", "18446744073709551616",
                            "99999999999999999999", "100000000000000000000"}) {
