@@ -2,6 +2,7 @@
 // the function that implements it. Arity follows Redis: a positive number
 // is the exact argument count (command name included), a negative one the
 // minimum. Flags are the subset of Redis's CMD_* flags the model acts on.
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cstdint>
@@ -84,6 +85,25 @@ std::span<const VirtualRedis::CommandSpec> VirtualRedis::Commands() {
        &VirtualRedis::ShutdownCommand},
   };
   return kCommands;
+}
+
+const VirtualRedis::CommandSpec* VirtualRedis::LookupRecent(std::string_view name) {
+  const size_t n = name.size();
+  for (const RecentName& r : recent_names_) {
+    if (r.size != n || r.spec == nullptr || r.bytes[0] != name[0]) continue;
+    size_t i = 1;
+    while (i < n && r.bytes[i] == name[i]) ++i;
+    if (i == n) return r.spec;
+  }
+  const CommandSpec* spec = Lookup(name);
+  if (spec != nullptr) {  // so the name is no longer than bytes
+    RecentName& r = recent_names_[recent_next_];
+    recent_next_ = (recent_next_ + 1) % recent_names_.size();
+    std::copy(name.begin(), name.end(), r.bytes.begin());
+    r.size = name.size();
+    r.spec = spec;
+  }
+  return spec;
 }
 
 const VirtualRedis::CommandSpec* VirtualRedis::Lookup(std::string_view name) {

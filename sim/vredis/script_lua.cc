@@ -829,7 +829,7 @@ int LuaScripting::GenericCommand(lua_State* L, bool raise_error) {
   // scriptVerifyWriteCommandAllow(): a read-only script (EVAL_RO, or a
   // "no-writes" shebang) may not call a write command. It is checked after
   // the command's existence, arity and script permission.
-  const VirtualRedis::CommandSpec* spec = VirtualRedis::Lookup(argv[0]);
+  const VirtualRedis::CommandSpec* spec = server_->LookupRecent(argv[0]);
   Reply reply;
   if (read_only_run_ && spec != nullptr && (spec->flags & VirtualRedis::kWrite) &&
       !(spec->flags & VirtualRedis::kNoScript) &&

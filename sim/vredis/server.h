@@ -16,6 +16,7 @@
 #ifndef LOCKSIM_SIM_VREDIS_SERVER_H_
 #define LOCKSIM_SIM_VREDIS_SERVER_H_
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -209,6 +210,10 @@ class VirtualRedis {
   };
   static const CommandSpec* Lookup(std::string_view name);  // commands.cc
   static std::span<const CommandSpec> Commands();            // the table
+  // Lookup, first among the last few names this node looked up, by their
+  // exact bytes: a client sends the same few commands again and again, and
+  // Lookup folds and hashes every name (a sixth of a plain command).
+  const CommandSpec* LookupRecent(std::string_view name);
 
   // Runs one command for the current connection: checks, MULTI queueing,
   // then Call(). `from_script` selects the error wording Redis uses inside
@@ -392,6 +397,14 @@ class VirtualRedis {
   std::unordered_map<std::string, Object> rdb_;  // the last snapshot
 
   std::unique_ptr<LuaScripting> lua_;
+
+  struct RecentName {
+    std::array<char, 16> bytes{};  // no command's name is longer
+    size_t size = 0;
+    const CommandSpec* spec = nullptr;  // null: an empty entry
+  };
+  std::array<RecentName, 4> recent_names_{};
+  size_t recent_next_ = 0;  // the entry the next new name replaces
 };
 
 // Shared reply texts, as in Redis's server.c shared objects.

@@ -1,6 +1,8 @@
 #include "sim/vredis/server.h"
 
 #include <map>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -93,6 +95,33 @@ TEST_F(VirtualRedisTest, AScriptMemoryLimitEndsTheScriptThatPassesIt) {
   EXPECT_EQ(Do({"EVAL", "return #string.rep('x', 1024 * 1024)", "0"}), Int(1024 * 1024));
   EXPECT_EQ(Do({"EVAL", "local s = 'x' while true do s = s .. s end", "0"}).IsError(), true);
   EXPECT_TRUE(Do({"PING"}).type == Reply::Type::kStatus);
+}
+
+// A node keeps the last few command names it looked up (LookupRecent):
+// more names than it keeps, in any case, of one length, and names that are
+// no command, each answer as itself every time.
+TEST_F(VirtualRedisTest, CommandNamesAnswerAsThemselvesWhateverCameBefore) {
+  Do({"SET", "k", "v"});
+  const std::string unknown = "ERR unknown command";
+  const std::vector<std::pair<std::string, Reply>> calls = {
+      {"get", Str("v")},      {"GET", Str("v")},     {"gEt", Str("v")},
+      {"ttl", Int(-1)},       {"type", Reply::Status("string")},
+      {"pttl", Int(-1)},      {"PTTL", Int(-1)},     {"ping", Str("k")},
+      {"exists", Int(1)},
+      {"gets", Err("")},      {"ge", Err("")},       {"", Err("")},
+      {std::string("get\0", 4), Err("")},           {std::string(40, 'g'), Err("")}};
+  for (int round = 0; round < 3; ++round) {
+    for (size_t i = 0; i < calls.size(); ++i) {
+      // The same names again and again, in a changing order.
+      const auto& [name, want] = calls[(i * (round + 1) + round) % calls.size()];
+      const Reply got = Do({name, "k"});
+      if (want.IsError()) {
+        EXPECT_EQ(got.str.substr(0, unknown.size()), unknown) << name;
+      } else {
+        EXPECT_EQ(got, want) << name;
+      }
+    }
+  }
 }
 
 // Redis's string2ll (util.c): the integers a command argument may hold,
