@@ -38,8 +38,8 @@ bool StringToInt64(std::string_view s, int64_t* out) {
   const bool may_wrap = s.size() - i > 19;
   uint64_t v = 0;
   for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    uint64_t digit = static_cast<uint64_t>(s[i] - '0');
+    const uint64_t digit = static_cast<unsigned char>(s[i]) - uint64_t{'0'};  // wraps below '0'
+    if (digit > 9) return false;
     if (may_wrap && v > (UINT64_MAX - digit) / 10) return false;
     v = v * 10 + digit;
   }
