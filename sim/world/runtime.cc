@@ -1,6 +1,7 @@
 #include "sim/world/runtime.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 
@@ -122,9 +123,9 @@ void Runtime::Push(Nanos at, Nanos due, int process, int incarnation, Body body)
   PushKey(Key{at, due, next_seq_++, body});
 }
 
-// A 4-ary heap: half the levels of a binary one, and a node's four
-// children side by side in memory. Keys are unique (seq), so the order
-// events come out in is the same whatever the heap's shape.
+// Once the queue is a heap (see queue_): 4-ary, half the levels of a binary
+// one, and a node's four children side by side in memory. Keys are unique
+// (seq), so the order events come out in is the same whatever its shape.
 void Runtime::SiftUp(size_t i, Key key) {
   while (i > 0) {
     const size_t parent = (i - 1) / kArity;
@@ -152,12 +153,26 @@ void Runtime::SiftDown(size_t i, Key key) {
 }
 
 void Runtime::PushKey(Key key) {
-  queue_.push_back(key);
-  SiftUp(queue_.size() - 1, key);
+  if (!heap_ && queue_.size() == kSortedMax) {
+    std::reverse(queue_.begin(), queue_.end());  // earliest first: a heap already
+    heap_ = true;
+  }
+  if (heap_) {
+    queue_.push_back(key);
+    SiftUp(queue_.size() - 1, key);
+    return;
+  }
+  size_t at = queue_.size();
+  while (at > 0 && Later{}(key, queue_[at - 1])) --at;
+  queue_.insert(queue_.begin() + static_cast<std::ptrdiff_t>(at), key);
 }
 
 Runtime::Key Runtime::TakeKeyAt(size_t i) {
   const Key taken = queue_[i];
+  if (!heap_) {
+    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(i));
+    return taken;
+  }
   const Key last = queue_.back();
   queue_.pop_back();
   if (i < queue_.size()) {
@@ -171,9 +186,15 @@ Runtime::Key Runtime::TakeKeyAt(size_t i) {
   return taken;
 }
 
-// TakeKeyAt(0), spelled out: this runs for every event, and going through
-// TakeKeyAt's general hole cost 0.6% of a sweep-10k seed (callgrind).
+// The next key: the sorted vector's back, or the heap's root (TakeKeyAt(0)
+// spelled out: this runs for every event, and going through TakeKeyAt's
+// general hole cost 0.6% of a sweep-10k seed, callgrind).
 Runtime::Key Runtime::PopKey() {
+  if (!heap_) {
+    const Key next = queue_.back();
+    queue_.pop_back();
+    return next;
+  }
   const Key top = queue_.front();
   const Key last = queue_.back();
   queue_.pop_back();
@@ -277,10 +298,10 @@ Task<void> Runtime::Tracked(Task<void> task, int process, int incarnation) {
 
 void Runtime::Run(Nanos deadline, bool until_deadline) {
   while (until_deadline || !AllTasksDone()) {
-    Nanos next = queue_.empty() ? deadline : std::min(queue_.front().at, deadline);
+    Nanos next = queue_.empty() ? deadline : std::min(NextKey().at, deadline);
     if (next > now_) AdvanceTo(next);
     if (now_ >= deadline) break;
-    while (!queue_.empty() && queue_.front().at <= now_) {
+    while (!queue_.empty() && NextKey().at <= now_) {
       const Key k = PopKey();
       const Process& owner = processes_[k.body.process];
       if (owner.crashed || owner.incarnation != k.body.incarnation) {  // died with it

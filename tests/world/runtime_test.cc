@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/world/process_env.h"
+#include "sim/core/random.h"
 #include "sim/core/signal.h"
 #include "sim/world/virtual_world.h"
 #include "sim/core/when_all.h"
@@ -49,6 +52,38 @@ TEST(RuntimeTest, EventsRunInTimeOrderAndTiesInFifoOrder) {
   w.Spawn(p, milliseconds(30), Noop());
   w.Run(seconds(1));
   EXPECT_EQ(log, (std::vector<std::string>{"10", "20a", "20b", "20c"}));
+}
+
+// The queue is a sorted vector while it holds a few events and a heap once
+// it holds more than 128 (Runtime::queue_): events scheduled out of order,
+// with ties, come out in time order and ties first come first, below the
+// switch (with the spawned task's, 128 pending), across it, and while the
+// events run and schedule more.
+TEST(RuntimeTest, ManyEventsRunInTimeOrderWhateverTheQueuesShape) {
+  for (const int count : {5, 127, 128, 400}) {
+    VirtualWorld w({});
+    const int p = w.AddProcess("A");
+    Random random(static_cast<uint64_t>(count));
+    std::vector<std::pair<int64_t, int>> want;  // (ms, the order scheduled)
+    std::vector<std::pair<int64_t, int>> ran;
+    for (int i = 0; i < count; ++i) {
+      const int64_t ms = 1 + static_cast<int64_t>(random.Uniform(20));  // ties
+      want.emplace_back(ms, i);
+      w.At(milliseconds(ms), p, [&ran, ms, i, &w, p] {
+        ran.emplace_back(ms, i);
+        // Half of them schedule one more, later, while the rest wait.
+        if (i % 2 == 0) {
+          w.At(milliseconds(ms + 30), p, [&ran, ms, i] { ran.emplace_back(ms + 30, 1000 + i); });
+        }
+      });
+    }
+    for (int i = 0; i < count; i += 2) want.emplace_back(want[i].first + 30, 1000 + i);
+    std::stable_sort(want.begin(), want.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    w.Spawn(p, milliseconds(100), Noop());
+    w.Run(seconds(1));
+    EXPECT_EQ(ran, want) << count << " events";
+  }
 }
 
 TEST(RuntimeTest, VirtualTimeJumpsWithoutWaiting) {
