@@ -236,12 +236,12 @@ class Runtime {
   // Events run in (at, due, seq) order. `due` is when the event first fell
   // due: an event deferred by a pause runs at the pause's end with its old
   // `due`, so it keeps its place before anything that was due later.
-  // An event is a tagged value of plain words, kept in the heap itself: a
+  // An event is a tagged value of plain words, kept in the queue itself: a
   // coroutine to resume, a world event, or (for the rarer kinds: faults,
   // cron, timeouts) a callback, which waits in `callbacks_` and alone costs
-  // an allocation, so that sifting the heap never moves a std::function
+  // an allocation, so that ordering the queue never moves a std::function
   // (moving the callbacks was a fifth of a virtual run, callgrind). A
-  // heap entry is 48 bytes; a run's queue holds a handful of them (seven
+  // queue entry is 48 bytes; a run's queue holds a handful of them (seven
   // in bench/scenarios/sweep-10k.json).
   enum class Kind : uint8_t { kCallback, kResume, kWorld };
   struct Body {
@@ -273,9 +273,10 @@ class Runtime {
   void AddProcessRecord(std::string name, int actor);
   void PushKey(Key key);
   Key PopKey();
-  // Takes the key at `i` out of the heap (a tie's pick).
+  // Takes the key at `i` out of the queue (a tie's pick).
   Key TakeKeyAt(size_t i);
-  // Puts `key` at hole `i` of the heap, moving it up or down to its place.
+  // Once the queue is a heap: puts `key` at hole `i`, moving it up or down
+  // to its place.
   void SiftUp(size_t i, Key key);
   void SiftDown(size_t i, Key key);
   bool AllTasksDone() const { return live_tasks_ == 0; }
