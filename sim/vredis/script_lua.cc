@@ -789,8 +789,8 @@ int LuaScripting::GenericCommand(lua_State* L, bool raise_error) {
   // Into a buffer kept between calls (its strings keep their capacity):
   // no allocation per argument. A command cannot run a script, so no
   // redis.call is ever inside another. An argument of the length the last
-  // call's had there (a command name, a key, a token) is copied over it
-  // (assign() took a third more of an EVAL's instructions).
+  // call's had there (a command name, a key, a token) is copied over it:
+  // assign()'s general path was 3% of an EVAL (callgrind).
   Command& argv = call_argv_;
   size_t converted = 0;
   auto put = [&](const char* s, size_t len) {

@@ -102,7 +102,8 @@ Reply VirtualRedis::Execute(ConnId conn, const Command& argv, int64_t now_ms) {
   // there is more than one: Redis 7.0 afterCommand() ->
   // propagatePendingCommands().
   ++effects_depth_;
-  Reply reply = Dispatch(argv, /*from_script=*/false, argv.empty() ? nullptr : LookupRecent(argv[0]));
+  const CommandSpec* spec = argv.empty() ? nullptr : LookupRecent(argv[0]);
+  Reply reply = Dispatch(argv, /*from_script=*/false, spec);
   --effects_depth_;
   FlushEffects();
   conn_ = nullptr;
