@@ -153,18 +153,18 @@ void Runtime::SiftDown(size_t i, Key key) {
 }
 
 void Runtime::PushKey(Key key) {
-  if (!heap_ && queue_.size() == kSortedMax) {
+  if (!heap_) {
+    if (queue_.size() < kSortedMax) {
+      size_t at = queue_.size();
+      while (at > 0 && Later{}(key, queue_[at - 1])) --at;
+      queue_.insert(queue_.begin() + static_cast<std::ptrdiff_t>(at), key);
+      return;
+    }
     std::reverse(queue_.begin(), queue_.end());  // earliest first: a heap already
     heap_ = true;
   }
-  if (heap_) {
-    queue_.push_back(key);
-    SiftUp(queue_.size() - 1, key);
-    return;
-  }
-  size_t at = queue_.size();
-  while (at > 0 && Later{}(key, queue_[at - 1])) --at;
-  queue_.insert(queue_.begin() + static_cast<std::ptrdiff_t>(at), key);
+  queue_.push_back(key);
+  SiftUp(queue_.size() - 1, key);
 }
 
 Runtime::Key Runtime::TakeKeyAt(size_t i) {
