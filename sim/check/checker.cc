@@ -31,7 +31,7 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
     return std::find_if(list.begin(), list.end(), [key](const auto& e) { return e.first == key; });
   };
   std::vector<int64_t> last_acquired;  // by process: its last acquire ok, or -1
-  for (const Op& op : history.ops()) {
+  for (const Op& op : history.lock_ops()) {
     if (op.f == OpF::kCrash && op.subject >= 0) {
       // The crashed process's sections end with it.
       for (size_t a = 0; a < open.size(); ++a) {
@@ -277,7 +277,7 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
     }
     return keys.emplace_back(key, 0).second;
   };
-  for (const Op& op : history.ops()) {
+  for (const Op& op : history.lock_ops()) {
     if (op.f == OpF::kAcquire && op.type == OpType::kOk && !op.nested) {
       holding_of(op.actor) = op.index;
     } else if (op.f == OpF::kRelease && op.type == OpType::kInvoke && !op.nested) {

@@ -86,77 +86,88 @@ LivenessResult CheckLiveness(const History& history, Nanos end, const LivenessSp
   Nanos refused_since{0};
   Nanos last_refused{0};
   std::map<int, Nanos> asked;  // thread -> when its pending request was sent
-  const OpLog& ops = history.ops();
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const Op& op = ops[i];
-    const Nanos t = op.time;
-    if (limiter) {
-      if (op.f != OpF::kAdmit) continue;
-      if (op.type == OpType::kInvoke) {
-        asked[op.actor] = t;
+  // Each op, in history order, of `ops`: every op when the aborted
+  // transactions must be counted (some thread sent EXEC), else the lock
+  // ops only. A Redis command or reply changes nobody's waiting or
+  // holding, so a judgement at an instant of commands alone finds what the
+  // last one found.
+  auto walk = [&](const auto& ops) {
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const Op& op = ops[i];
+      const Nanos t = op.time;
+      if (limiter) {
+        if (op.f != OpF::kAdmit) continue;
+        if (op.type == OpType::kInvoke) {
+          asked[op.actor] = t;
+          continue;
+        }
+        const Nanos at = asked[op.actor];
+        if (op.type == OpType::kOk) {
+          if (refusing) {
+            start(refused_since);
+            close(last_refused);
+          }
+          refusing = false;
+          ++r.acquisitions;
+        } else {
+          if (!refusing) {
+            refusing = true;
+            refused_since = at;
+          }
+          last_refused = std::max(last_refused, at);
+        }
         continue;
       }
-      const Nanos at = asked[op.actor];
-      if (op.type == OpType::kOk) {
-        if (refusing) {
-          start(refused_since);
-          close(last_refused);
-        }
-        refusing = false;
-        ++r.acquisitions;
-      } else {
-        if (!refusing) {
-          refusing = true;
-          refused_since = at;
-        }
-        last_refused = std::max(last_refused, at);
-      }
-      continue;
-    }
-    switch (op.f) {
-      case OpF::kAcquire:
-        if (op.type == OpType::kInvoke) {
-          waiting.Insert(op.actor);
-          if (op.nested) working.Erase(op.actor);
-        } else {
-          waiting.Erase(op.actor);
-          if (op.type == OpType::kOk) {
-            working.Insert(op.actor);
-            if (!op.nested) ++r.acquisitions;
-          } else if (op.nested) {
-            working.Insert(op.actor);  // back to the outer section
-          }
-        }
-        break;
-      case OpF::kRelease:
-        if (op.type != OpType::kInvoke && !op.nested) working.Erase(op.actor);
-        break;
-      case OpF::kCrash:
-        if (op.subject >= 0) {
-          waiting.EraseIf([&](int a) { return history.owner(a) == op.subject; });
-          working.EraseIf([&](int a) { return history.owner(a) == op.subject; });
-        }
-        break;
-      case OpF::kRedis:
-        if (op.type == OpType::kInvoke) {
-          if (is_exec(op)) {
-            sent_exec.Insert(op.actor);
+      switch (op.f) {
+        case OpF::kAcquire:
+          if (op.type == OpType::kInvoke) {
+            waiting.Insert(op.actor);
+            if (op.nested) working.Erase(op.actor);
           } else {
-            sent_exec.Erase(op.actor);
+            waiting.Erase(op.actor);
+            if (op.type == OpType::kOk) {
+              working.Insert(op.actor);
+              if (!op.nested) ++r.acquisitions;
+            } else if (op.nested) {
+              working.Insert(op.actor);  // back to the outer section
+            }
           }
-        } else if (waiting.Contains(op.actor) && sent_exec.Contains(op.actor) &&
-                   history.reply(op).IsNil()) {
-          ++r.aborted_transactions;
-        }
-        break;
-      default: break;
+          break;
+        case OpF::kRelease:
+          if (op.type != OpType::kInvoke && !op.nested) working.Erase(op.actor);
+          break;
+        case OpF::kCrash:
+          if (op.subject >= 0) {
+            waiting.EraseIf([&](int a) { return history.owner(a) == op.subject; });
+            working.EraseIf([&](int a) { return history.owner(a) == op.subject; });
+          }
+          break;
+        case OpF::kRedis:
+          if (op.type == OpType::kInvoke) {
+            if (is_exec(op)) {
+              sent_exec.Insert(op.actor);
+            } else {
+              sent_exec.Erase(op.actor);
+            }
+          } else if (waiting.Contains(op.actor) && sent_exec.Contains(op.actor) &&
+                     history.reply(op).IsNil()) {
+            ++r.aborted_transactions;
+          }
+          break;
+        default: break;
+      }
+      // Judge the state once the instant is over: a client that gives up and
+      // tries again at the same instant never stopped waiting.
+      if (i + 1 < ops.size() && ops[i + 1].time == t) continue;
+      const bool stuck = !waiting.Empty() && working.Empty();
+      if (stuck && !open) start(t);
+      if (!stuck && open) close(t);
     }
-    // Judge the state once the instant is over: a client that gives up and
-    // tries again at the same instant never stopped waiting.
-    if (i + 1 < ops.size() && ops[i + 1].time == t) continue;
-    const bool stuck = !waiting.Empty() && working.Empty();
-    if (stuck && !open) start(t);
-    if (!stuck && open) close(t);
+  };
+  if (!limiter && history.SentCommandNamed("EXEC")) {
+    walk(history.ops());
+  } else {
+    walk(history.lock_ops());
   }
   if (limiter && refusing) {
     start(refused_since);

@@ -40,7 +40,7 @@ WorkloadEffect CheckWorkload(const History& history, const WorkloadSpec& spec) {
   WorkloadEffect e;
   int64_t accepted = 0, rejected = 0, last = 0;
   std::map<int64_t, int64_t> per_key;  // epoch or tick -> count
-  for (const Op& op : history.ops()) {
+  for (const Op& op : history.lock_ops()) {
     if (op.f == OpF::kWrite && op.type == OpType::kOk) {
       ++accepted;
       last = history.number(op);
@@ -57,7 +57,7 @@ WorkloadEffect CheckWorkload(const History& history, const WorkloadSpec& spec) {
       // Each thread records a read per reply: ok when it is the expected
       // one, fail ("got X, expected Y") when not.
       int64_t matched = 0;
-      for (const Op& op : history.ops()) {
+      for (const Op& op : history.lock_ops()) {
         if (op.f != OpF::kRead) continue;
         if (op.type == OpType::kOk) {
           ++matched;

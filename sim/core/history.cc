@@ -136,6 +136,11 @@ const Op& History::Append(Nanos time, int actor, OpType type, OpF f, Payload pay
   op.payload = payload;
   op.nested = nested;
   op.slot = slot;
+  if (f == OpF::kRedis) {
+    commands_sent_ += type == OpType::kInvoke;
+  } else if (f != OpF::kAdapter) {
+    lock_ops_.push_back(op.index);
+  }
   if (listener_) listener_(op.index);
   return op;
 }
@@ -145,6 +150,14 @@ const Op& History::AddStep(Nanos time, int actor, OpType type, OpF f, std::strin
   auto it = key_slots_.find(key);
   if (it == key_slots_.end()) it = key_slots_.emplace(std::string(key), Push(&keys_, std::string(key))).first;
   return Append(time, actor, type, f, Payload::kKey, it->second, -1, -1, nested);
+}
+
+bool History::SentCommandNamed(std::string_view name) const {
+  for (const CommandSlot& c : commands_) {
+    const CommandView cmd(&command_bytes_, &command_ends_, c.begin, c.first_end, c.argc);
+    if (CommandNameIs(cmd.name(), name)) return true;
+  }
+  return false;
 }
 
 bool History::SameCommand(uint32_t slot, const Command& cmd) const {

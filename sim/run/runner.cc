@@ -388,10 +388,10 @@ RunResult ScenarioRun::Check() {
   r.history = std::move(world_->history());
   nemesis_.reset();
   world_.reset();  // coroutine frames go before the envs and locks they use
-  for (const Op& op : r.history.ops()) {
-    // Every command a client sent: lock code's own, and on the real
-    // backend a library's, as its adapter's tapped links carried them.
-    if (op.f == OpF::kRedis && op.type == OpType::kInvoke) ++r.redis_commands;
+  // Every command a client sent: lock code's own, and on the real backend
+  // a library's, as its adapter's tapped links carried them.
+  r.redis_commands = r.history.commands_sent();
+  for (const Op& op : r.history.lock_ops()) {
     if (op.f != OpF::kAcquire || op.nested) continue;
     if (op.type == OpType::kOk) ++r.acquisitions;
     if (op.type == OpType::kFail) ++r.failed_acquisitions;

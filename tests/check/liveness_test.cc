@@ -48,6 +48,49 @@ TEST(Liveness, AClientThatGivesUpAndTriesAgainAtTheSameInstantNeverStopsWaiting)
   EXPECT_EQ(r.stuck_to, seconds(8));
 }
 
+TEST(Liveness, CommandsBetweenTheStepsMoveNoStretch) {
+  // The check reads the lock ops alone unless some thread sent EXEC: the
+  // commands and replies, at instants of their own or shared with steps,
+  // change neither the stretch nor the count, with or without an EXEC.
+  auto history = [](bool commands, bool exec) {
+    History h;
+    const int a = h.AddActor("A"), b = h.AddActor("B");
+    auto command = [&](int64_t ms, int actor) {
+      if (!commands) return;
+      h.AddCommand(std::chrono::milliseconds(ms), actor, 0, {exec ? "EXEC" : "SET", "lock"});
+      h.AddReply(std::chrono::milliseconds(ms), actor, OpType::kOk, 0, Reply::Nil());
+    };
+    command(0, a);
+    h.AddStep(seconds(0), a, OpType::kInvoke, OpF::kAcquire, "lock");
+    h.AddStep(seconds(0), a, OpType::kOk, OpF::kAcquire, "lock");
+    command(500, b);
+    h.AddStep(seconds(1), b, OpType::kInvoke, OpF::kAcquire, "lock");
+    command(1000, b);
+    command(5000, a);
+    h.AddStep(seconds(5), a, OpType::kOk, OpF::kRelease, "lock");
+    command(5000, b);
+    command(6000, b);
+    h.AddStep(seconds(6), b, OpType::kFail, OpF::kAcquire, "lock");
+    command(6000, b);
+    h.AddStep(seconds(6), b, OpType::kInvoke, OpF::kAcquire, "lock");
+    command(7000, b);
+    h.AddStep(seconds(8), b, OpType::kOk, OpF::kAcquire, "lock");
+    command(9000, a);
+    return h;
+  };
+  for (const bool exec : {false, true}) {
+    const LivenessResult bare = CheckLiveness(history(false, exec), seconds(10), {}, false);
+    const LivenessResult r = CheckLiveness(history(true, exec), seconds(10), {}, false);
+    EXPECT_EQ(r.stuck_from, seconds(5)) << exec;
+    EXPECT_EQ(r.stuck_to, seconds(8)) << exec;
+    EXPECT_EQ(r.stuck_from, bare.stuck_from) << exec;
+    EXPECT_EQ(r.stuck_to, bare.stuck_to) << exec;
+    EXPECT_EQ(r.acquisitions, 2) << exec;
+    // B's nil EXECs while it waited (at 1, 5, 6 and 7 s) are aborts; A's are not.
+    EXPECT_EQ(r.aborted_transactions, exec ? 4 : 0) << exec;
+  }
+}
+
 TEST(Liveness, AbortedExecsWhileAcquiringPastTheBoundAreDegraded) {
   History h;
   const int a = h.AddActor("A");

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <vector>
 
 namespace locksim {
 namespace {
@@ -245,6 +246,44 @@ TEST(HistoryTest, StatesFaultsAndChecksRecordWhoAndWhat) {
   EXPECT_EQ(request.f, OpF::kAdapter);
   EXPECT_EQ(OpFName(request.f), "adapter");
   EXPECT_EQ(h.text(request), R"({"id":1})");
+}
+
+TEST(HistoryTest, LockOpsAreEveryOpButCommandsRepliesAndAdapterMessages) {
+  // The checks read lock_ops(): in history order, across chunks, exactly
+  // the ops that are not a Redis command or reply or an adapter message.
+  History h;
+  const int a = h.AddActor("A");
+  const int node = h.AddActor("redis0");
+  std::vector<int32_t> expected;
+  for (int i = 0; i < 3 * static_cast<int>(OpLog::kChunkSize); ++i) {
+    const milliseconds t(i);
+    switch (i % 7) {
+      case 0: expected.push_back(h.AddStep(t, a, OpType::kInvoke, OpF::kAcquire, "l").index); break;
+      case 1: h.AddCommand(t, a, 0, {"SET", "l", "v", "NX"}); break;
+      case 2: h.AddReply(t, a, OpType::kOk, 0, Reply::Nil()); break;
+      case 3: expected.push_back(h.AddFault(t, OpF::kPause, "A", a).index); break;
+      case 4: h.AddAdapterMessage(t, a, OpType::kInvoke, "{}"); break;
+      case 5:
+        expected.push_back(h.AddState(t, node, OpType::kOk, KeyState::Absent("l")).index);
+        break;
+      default: expected.push_back(h.AddNumber(t, a, OpType::kOk, OpF::kWrite, i).index); break;
+    }
+  }
+  std::vector<int32_t> seen;
+  for (const Op& op : h.lock_ops()) seen.push_back(op.index);
+  EXPECT_EQ(seen, expected);
+  ASSERT_EQ(h.lock_ops().size(), expected.size());
+  EXPECT_EQ(h.lock_ops()[expected.size() - 1].index, expected.back());
+  // Commands sent: the redis invokes, 3 * 1024 / 7 of them rounded up.
+  EXPECT_EQ(h.commands_sent(), (3 * static_cast<int64_t>(OpLog::kChunkSize) + 5) / 7);
+  EXPECT_TRUE(h.SentCommandNamed("set"));
+  EXPECT_FALSE(h.SentCommandNamed("EXEC"));
+  h.AddCommand(milliseconds(9999), a, 0, {"exec"});
+  EXPECT_TRUE(h.SentCommandNamed("EXEC"));
+  // A copy keeps them.
+  const History copy = h;
+  EXPECT_EQ(copy.lock_ops().size(), expected.size());
+  EXPECT_EQ(&copy.lock_ops()[0], &copy.ops()[0]);
 }
 
 TEST(HistoryDeathTest, ReadingTheWrongKindOfValueAborts) {
