@@ -5,12 +5,6 @@
 #include "sim/core/errors.h"
 
 namespace locksim {
-namespace {
-uint64_t LinkKey(int from, int to) {
-  return static_cast<uint64_t>(static_cast<uint32_t>(from)) << 32 | static_cast<uint32_t>(to);
-}
-}  // namespace
-
 VirtualWorld::VirtualWorld(const WorldOptions& options)
     : World(options.seed, kVirtualEpoch), options_(options) {
   for (int g = 0; g < options.nodes; ++g) {
@@ -49,6 +43,15 @@ int VirtualWorld::PhysicalOf(int process) const {
   return -1;
 }
 
+Nanos& VirtualWorld::LinkLast(int from, int to) {
+  const auto f = static_cast<size_t>(from);
+  const auto t = static_cast<size_t>(to);
+  if (link_last_.size() <= f) link_last_.resize(f + 1);
+  std::vector<Nanos>& row = link_last_[f];
+  if (row.size() <= t) row.resize(t + 1, Nanos{0});
+  return row[t];
+}
+
 Nanos VirtualWorld::Arrival(int from, int to, uint32_t id) {
   Nanos latency(
       network_random().Between(options_.latency_min.count(), options_.latency_max.count()));
@@ -70,7 +73,7 @@ Nanos VirtualWorld::Arrival(int from, int to, uint32_t id) {
       rto *= 2;
     }
   }
-  Nanos& last = link_last_[LinkKey(from, to)];
+  Nanos& last = LinkLast(from, to);
   last = std::max(last, now_ + latency);
   return last;
 }
@@ -143,8 +146,8 @@ void VirtualWorld::Abandon(int actor, int node) {
     // The next connection is a new TCP stream: what the closed one still
     // had to resend (a lost segment, backing off) no longer holds it up.
     if (client >= 0) {
-      link_last_.erase(LinkKey(client, nodes_[physical].process));
-      link_last_.erase(LinkKey(nodes_[physical].process, client));
+      LinkLast(client, nodes_[physical].process) = Nanos{0};
+      LinkLast(nodes_[physical].process, client) = Nanos{0};
     }
     Conn& c = ConnOf(actor, physical);
     if (!c.open) continue;
@@ -431,7 +434,7 @@ void VirtualWorld::Replicate(int physical) {
     Node& replica = nodes_[member];
     if (replica.replica_of != physical) continue;
     // The replication link is a TCP stream: FIFO, after the lag.
-    Nanos& last = link_last_[LinkKey(master.process, replica.process)];
+    Nanos& last = LinkLast(master.process, replica.process);
     last = std::max(last, now_ + options_.replication_lag);
     const int epoch = replica.epoch;
     const int master_epoch = master.epoch;
