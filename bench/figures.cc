@@ -64,11 +64,13 @@ SweepTiming TimeSeedSweep(const std::string& scenario_path, int seeds) {
   return t;
 }
 
-RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string& redis_server) {
+RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string& redis_server,
+                             bool record_states) {
   const Scenario scenario = LoadScenario(scenario_path);
   RunOptions options;
   options.backend = Backend::kReal;
   options.redis_server = redis_server;
+  options.record_states = record_states;
   const RunResult r = RunScenario(scenario, options);
   Nanos first{-1}, last{0};
   int64_t cycles = 0;

@@ -33,7 +33,10 @@ struct RealCycles {
   double cycles_per_second = 0;
   int64_t cycles = 0;
 };
-RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string& redis_server);
+// `record_states` false: the lock key's states are not recorded (what the
+// recording costs, RunOptions::record_states).
+RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string& redis_server,
+                             bool record_states = true);
 
 // Explore's throughput: seeds 1..seeds of `algorithm` under `faults`
 // (explore's fault classes, "pause,clock"), on `jobs` threads, in seeds

@@ -233,7 +233,7 @@ void ScenarioRun::Setup() {
   // A library may keep the lock under a key of its own making
   // (redis-semaphore: "mutex:<key>"): that is the key watched.
   const std::string prefix = algo_->adapter ? algo_->adapter->key_prefix : "";
-  if (backend() == Backend::kVirtual || !algo_->is_limiter()) {
+  if (options_.record_states && (backend() == Backend::kVirtual || !algo_->is_limiter())) {
     world_->WatchKeys({prefix + lock_.key});
   }
   RunOptions replay = options_;

@@ -47,6 +47,11 @@ struct RunOptions {
   // verify's schedules keep only a run's verdict, violation kinds and
   // sections, never write its JSON, and leave them out.
   bool explain = true;
+  // Whether the world records the lock key's states on each node (the
+  // history's node lanes, which the checks of F2, F5 and F6 read). Only
+  // `make bench` turns it off, to measure what the recording costs a real
+  // run (docs/performance.md): without it those checks see nothing.
+  bool record_states = true;
   // The command that replays this run, for the message of a broken
   // simulator invariant. Empty: ReplayRunCommand's, right for a scenario
   // file; a generated scenario (explore's seeds and their shrinking) names

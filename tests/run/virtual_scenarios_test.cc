@@ -92,6 +92,38 @@ TEST(VirtualScenarios, F2PlainDelFreesTheNextHoldersLock) {
   EXPECT_EQ(r.ExpectationMet(), true);
 }
 
+TEST(VirtualScenarios, WithoutNodeStatesARunIsTheSameRunWithNoneRecorded) {
+  // RunOptions::record_states (make bench's measure of what recording
+  // costs): the clients' and the nemesis's ops are the same, and no node
+  // state is recorded, so no foreign write can be found.
+  const Scenario s = LoadScenario(ScenarioPath("f02-del-frees-other"));
+  RunOptions o;
+  o.algorithm = "set-nx-px-del";
+  const RunResult full = RunScenario(s, o);
+  o.record_states = false;
+  const RunResult bare = RunScenario(s, o);
+  auto without_states = [](const History& h) {
+    std::vector<std::string> out;
+    for (const Op& op : h.ops()) {
+      if (op.f == OpF::kState) continue;
+      out.push_back(FormatDuration(op.time) + " " + h.name(op.actor) + " " +
+                    std::string(OpFName(op.f)) + " " + h.ValueText(op));
+    }
+    return out;
+  };
+  EXPECT_EQ(without_states(bare.history), without_states(full.history));
+  EXPECT_EQ(bare.OverlapPairs(), full.OverlapPairs());
+  size_t states = 0, foreign = 0;
+  for (const Op& op : full.history.ops()) states += op.f == OpF::kState;
+  EXPECT_GT(states, 0u);
+  for (const Op& op : bare.history.ops()) EXPECT_NE(op.f, OpF::kState);
+  for (const Violation& v : full.check.violations) foreign += v.kind == ViolationKind::kForeignWrite;
+  EXPECT_GT(foreign, 0u);
+  for (const Violation& v : bare.check.violations) {
+    EXPECT_NE(v.kind, ViolationKind::kForeignWrite);
+  }
+}
+
 TEST(VirtualScenarios, F2CompareAndDeleteKeepsBAndCApart) {
   RunResult r = RunVirtual("f02-del-frees-other", "set-nx-px");
   EXPECT_EQ(r.verdict(), Verdict::kViolated);
