@@ -117,7 +117,9 @@ TEST(VirtualScenarios, WithoutNodeStatesARunIsTheSameRunWithNoneRecorded) {
   for (const Op& op : full.history.ops()) states += op.f == OpF::kState;
   EXPECT_GT(states, 0u);
   for (const Op& op : bare.history.ops()) EXPECT_NE(op.f, OpF::kState);
-  for (const Violation& v : full.check.violations) foreign += v.kind == ViolationKind::kForeignWrite;
+  for (const Violation& v : full.check.violations) {
+    foreign += v.kind == ViolationKind::kForeignWrite;
+  }
   EXPECT_GT(foreign, 0u);
   for (const Violation& v : bare.check.violations) {
     EXPECT_NE(v.kind, ViolationKind::kForeignWrite);
