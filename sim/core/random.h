@@ -36,6 +36,11 @@ class Random {
 
   // Uniform in [0, n). REQUIRES: n > 0.
   uint64_t Uniform(uint64_t n) {
+    // A power of two (1 among them: the sampling of a node's one expiring
+    // key) divides 2^64: every draw is kept, and its remainder is its low
+    // bits. The same draws and results as below, without its two 64-bit
+    // divisions, a node's cron tick's costliest instructions (perf).
+    if ((n & (n - 1)) == 0) return Next() & (n - 1);
     const uint64_t threshold = (0 - n) % n;  // 2^64 mod n
     for (;;) {
       uint64_t r = Next();
