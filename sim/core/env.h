@@ -7,9 +7,11 @@
 #ifndef LOCKSIM_SIM_CORE_ENV_H_
 #define LOCKSIM_SIM_CORE_ENV_H_
 
+#include <coroutine>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "sim/core/reply.h"
@@ -58,9 +60,25 @@ class Env {
   // point of clock faults.
   virtual Nanos Now() const = 0;
 
-  // Suspends this process's current thread for `d` of true time. While the
-  // process is paused the wake-up waits for the pause to end.
-  virtual Task<void> SleepFor(Nanos d) = 0;
+  // Suspends this process's current thread for `d` of true time (co_await
+  // it). While the process is paused the wake-up waits for the pause to end.
+  // An awaiter, not a Task: a retry loop sleeps between every two commands,
+  // and a coroutine frame of its own per sleep, made, resumed through and
+  // freed, cost a seed a few percent of its time (perf). Its members are
+  // trivially destructible, and must stay so: g++ 12 destroys the members
+  // of a prvalue awaiter in a co_await expression twice (GCC PR 100611
+  // family; ProcessEnv::Send names its awaiter for that reason).
+  struct Sleep {
+    Env* env;
+    Nanos d;
+    bool await_ready() const noexcept { return false; }
+    void await_suspend(std::coroutine_handle<> thread) { env->ResumeAfter(d, thread); }
+    void await_resume() const noexcept {}
+  };
+  Sleep SleepFor(Nanos d) { return Sleep{this, d}; }
+  // SleepFor's work: `thread` (the sleeping coroutine) resumes once `d`
+  // of true time has passed, as an event of this process.
+  virtual void ResumeAfter(Nanos d, std::coroutine_handle<> thread) = 0;
 
   // The run's seeded random source: the same seed, the same draws.
   virtual uint64_t Random() = 0;
@@ -89,6 +107,8 @@ class Env {
   }
 };
 
+static_assert(std::is_trivially_destructible_v<Env::Sleep>, "see Env::SleepFor");
+
 // An Env that forwards every call to another one, as LevelDB's EnvWrapper
 // does: a recording or faulty Env for a test overrides only the method it
 // changes (Call with its timeout, say, beside `using EnvWrapper::Call;`)
@@ -108,7 +128,9 @@ class EnvWrapper : public Env {
   Command CopyToSend(const Command& cmd) override { return target_->CopyToSend(cmd); }
   int NodeCount() const override { return target_->NodeCount(); }
   Nanos Now() const override { return target_->Now(); }
-  Task<void> SleepFor(Nanos d) override { return target_->SleepFor(d); }
+  void ResumeAfter(Nanos d, std::coroutine_handle<> thread) override {
+    target_->ResumeAfter(d, thread);
+  }
   uint64_t Random() override { return target_->Random(); }
   int ThreadId() const override { return target_->ThreadId(); }
   void StartThread(std::string name, std::function<Task<void>(Env&)> body) override {

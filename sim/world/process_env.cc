@@ -105,19 +105,6 @@ struct CallAwaiter final : ReplySink {
   }
 };
 
-struct SleepAwaiter {
-  Runtime* runtime;
-  int process;
-  int incarnation;
-  Nanos d;
-
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) {
-    runtime->Resume(runtime->Now() + d, process, h, incarnation);
-  }
-  void await_resume() const noexcept {}
-};
-
 struct WaitAwaiter {
   Runtime* runtime;
   int process;
@@ -189,9 +176,8 @@ Command ProcessEnv::CopyToSend(const Command& cmd) {
   return copy;
 }
 
-Task<void> ProcessEnv::SleepFor(Nanos d) {
-  SleepAwaiter awaiter{runtime_, process_, incarnation_, d};
-  co_await awaiter;
+void ProcessEnv::ResumeAfter(Nanos d, std::coroutine_handle<> thread) {
+  runtime_->Resume(runtime_->Now() + d, process_, thread, incarnation_);
 }
 
 Task<bool> ProcessEnv::WaitFor(Signal& signal, Nanos timeout) {

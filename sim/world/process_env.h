@@ -28,7 +28,7 @@ class ProcessEnv : public Env {
   Command CopyToSend(const Command& cmd) override;
   int NodeCount() const override { return runtime_->NodeCount(); }
   Nanos Now() const override { return runtime_->LocalNow(process_); }
-  Task<void> SleepFor(Nanos d) override;
+  void ResumeAfter(Nanos d, std::coroutine_handle<> thread) override;
   uint64_t Random() override { return runtime_->process_random(process_).Next(); }
   int ThreadId() const override { return thread_id_; }
   void StartThread(std::string name, std::function<Task<void>(Env&)> body) override;
