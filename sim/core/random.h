@@ -40,7 +40,8 @@ class Random {
     // key) divides 2^64: every draw is kept, and its remainder is its low
     // bits. The same draws and results as below, without its two 64-bit
     // divisions, a node's cron tick's costliest instructions (perf).
-    if ((n & (n - 1)) == 0) return Next() & (n - 1);
+    // (n = 0, which REQUIRES rules out, still divides by zero below.)
+    if (n != 0 && (n & (n - 1)) == 0) return Next() & (n - 1);
     const uint64_t threshold = (0 - n) % n;  // 2^64 mod n
     for (;;) {
       uint64_t r = Next();
