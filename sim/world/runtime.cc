@@ -78,18 +78,12 @@ void Runtime::At(Nanos at, int process, Callback fn, int incarnation) {
 
 void Runtime::Resume(Nanos at, int process, std::coroutine_handle<> h, int incarnation) {
   CheckNotPast(at);
-  Body body;
-  body.kind = Kind::kResume;
-  body.handle = h;
-  Push(at, at, process, incarnation, body);
+  Push(at, at, process, incarnation, Kind::kResume, 0, h);
 }
 
 void Runtime::AtWorldEvent(Nanos at, int process, uint32_t tag, int incarnation) {
   CheckNotPast(at);
-  Body body;
-  body.kind = Kind::kWorld;
-  body.tag = tag;
-  Push(at, at, process, incarnation, body);
+  Push(at, at, process, incarnation, Kind::kWorld, tag, {});
 }
 
 void Runtime::AtFirst(Nanos at, int process, Callback fn) {
@@ -102,12 +96,10 @@ void Runtime::PushCallback(Nanos at, Nanos due, int process, int incarnation, Ca
     free_callbacks_.push_back(static_cast<uint32_t>(callbacks_.size()));
     callbacks_.emplace_back();
   }
-  Body body;
-  body.kind = Kind::kCallback;
-  body.tag = free_callbacks_.back();
+  const uint32_t slot = free_callbacks_.back();
   free_callbacks_.pop_back();
-  callbacks_[body.tag] = std::move(fn);
-  Push(at, due, process, incarnation, body);
+  callbacks_[slot] = std::move(fn);
+  Push(at, due, process, incarnation, Kind::kCallback, slot, {});
 }
 
 Runtime::Callback Runtime::TakeCallback(uint32_t slot) {
@@ -117,10 +109,33 @@ Runtime::Callback Runtime::TakeCallback(uint32_t slot) {
   return fn;
 }
 
-void Runtime::Push(Nanos at, Nanos due, int process, int incarnation, Body body) {
-  body.process = process;
-  body.incarnation = incarnation < 0 ? processes_[process].incarnation : incarnation;
-  PushKey(Key{at, due, next_seq_++, body});
+void Runtime::Push(Nanos at, Nanos due, int process, int incarnation, Kind kind, uint32_t tag,
+                   std::coroutine_handle<> handle) {
+  if (incarnation < 0) incarnation = processes_[process].incarnation;
+  const uint64_t seq = next_seq_++;
+  if (heap_ || queue_.size() >= kSortedMax) {
+    PushKey(Key{at, due, seq, Body{process, incarnation, kind, tag, handle}});
+    return;
+  }
+  // PushKey's sorted insert, with the new key's fields stored straight into
+  // its place. A Key built on the stack and passed in was copied with
+  // 16-byte loads just after its fields' narrower stores: a load the store
+  // buffer cannot forward, which stalled every push (perf: two thirds of
+  // AtWorldEvent's time, on one instruction).
+  size_t i = queue_.size();
+  while (i > 0 && Later::Than(at, due, seq, queue_[i - 1])) --i;
+  queue_.emplace_back();
+  std::move_backward(queue_.begin() + static_cast<std::ptrdiff_t>(i), queue_.end() - 1,
+                     queue_.end());
+  Key& k = queue_[i];
+  k.at = at;
+  k.due = due;
+  k.seq = seq;
+  k.body.process = process;
+  k.body.incarnation = incarnation;
+  k.body.kind = kind;
+  k.body.tag = tag;
+  k.body.handle = handle;
 }
 
 // Once the queue is a heap (see queue_): 4-ary, half the levels of a binary
@@ -186,20 +201,18 @@ Runtime::Key Runtime::TakeKeyAt(size_t i) {
   return taken;
 }
 
-// The next key: the sorted vector's back, or the heap's root (TakeKeyAt(0)
-// spelled out: this runs for every event, and going through TakeKeyAt's
-// general hole cost 0.6% of a sweep-10k seed, callgrind).
-Runtime::Key Runtime::PopKey() {
+// Takes NextKey() out: the sorted vector's back, or the heap's root
+// (TakeKeyAt(0) spelled out: this runs for every event, and going through
+// TakeKeyAt's general hole cost 0.6% of a sweep-10k seed, callgrind). Run
+// reads the key's fields before, one by one (see Push).
+void Runtime::PopNext() {
   if (!heap_) {
-    const Key next = queue_.back();
     queue_.pop_back();
-    return next;
+    return;
   }
-  const Key top = queue_.front();
   const Key last = queue_.back();
   queue_.pop_back();
   if (!queue_.empty()) SiftDown(0, last);
-  return top;
 }
 
 Runtime::Key Runtime::BreakTie(Key k) {
@@ -302,17 +315,29 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
     if (next > now_) AdvanceTo(next);
     if (now_ >= deadline) break;
     while (!queue_.empty() && NextKey().at <= now_) {
-      const Key k = PopKey();
-      const Process& owner = processes_[k.body.process];
-      if (owner.crashed || owner.incarnation != k.body.incarnation) {  // died with it
-        if (k.body.kind == Kind::kWorld) DropWorldEvent(k.body.tag);
-        if (k.body.kind == Kind::kCallback) TakeCallback(k.body.tag);  // destroyed here
+      // The next key's fields, each read as Push stored it: a copy of the
+      // whole key loads it in 16-byte pieces, which the store buffer cannot
+      // forward from the narrower stores of a key pushed just before (perf).
+      const Key& next = NextKey();
+      const Nanos at = next.at;
+      const Nanos due = next.due;
+      const uint64_t seq = next.seq;
+      const int process = next.body.process;
+      const int incarnation = next.body.incarnation;
+      Kind kind = next.body.kind;
+      uint32_t tag = next.body.tag;
+      std::coroutine_handle<> handle = next.body.handle;
+      PopNext();
+      const Process& owner = processes_[process];
+      if (owner.crashed || owner.incarnation != incarnation) {  // died with it
+        if (kind == Kind::kWorld) DropWorldEvent(tag);
+        if (kind == Kind::kCallback) TakeCallback(tag);  // destroyed here
         continue;
       }
       if (owner.paused_until > now_) {
         // The process is paused: the event keeps its turn among the
         // process's other deferred events and runs when the pause ends.
-        PushKey(Key{owner.paused_until, k.due, k.seq, k.body});
+        PushKey(Key{owner.paused_until, due, seq, Body{process, incarnation, kind, tag, handle}});
         continue;
       }
       if (now_ != instant_) {
@@ -324,11 +349,17 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
                         " events at one instant (" + FormatDuration(now_) +
                         "): time no longer advances (a zero delay in a loop?)");
       }
-      const Body event = chooser_ != nullptr && k.due != Nanos::min() ? BreakTie(k).body : k.body;
-      switch (event.kind) {
-        case Kind::kCallback: TakeCallback(event.tag)(); break;
-        case Kind::kResume: event.handle.resume(); break;
-        case Kind::kWorld: OnWorldEvent(event.tag); break;
+      if (chooser_ != nullptr && due != Nanos::min()) {
+        const Key k{at, due, seq, Body{process, incarnation, kind, tag, handle}};
+        const Body chosen = BreakTie(k).body;
+        kind = chosen.kind;
+        tag = chosen.tag;
+        handle = chosen.handle;
+      }
+      switch (kind) {
+        case Kind::kCallback: TakeCallback(tag)(); break;
+        case Kind::kResume: handle.resume(); break;
+        case Kind::kWorld: OnWorldEvent(tag); break;
       }
       if (history_cap_ > 0 && history_.size() >= history_cap_) {
         stopped_by_monitor_ = true;

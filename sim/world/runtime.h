@@ -258,13 +258,16 @@ class Runtime {
     Body body;
   };
   struct Later {
-    bool operator()(const Key& a, const Key& b) const {
-      if (a.at != b.at) return a.at > b.at;
-      if (a.due != b.due) return a.due > b.due;
-      return a.seq > b.seq;
+    bool operator()(const Key& a, const Key& b) const { return Than(a.at, a.due, a.seq, b); }
+    // Whether a key of these fields runs after `b`.
+    static bool Than(Nanos at, Nanos due, uint64_t seq, const Key& b) {
+      if (at != b.at) return at > b.at;
+      if (due != b.due) return due > b.due;
+      return seq > b.seq;
     }
   };
-  void Push(Nanos at, Nanos due, int process, int incarnation, Body body);
+  void Push(Nanos at, Nanos due, int process, int incarnation, Kind kind, uint32_t tag,
+            std::coroutine_handle<> handle);
   // Pushes a callback event: `fn` waits in a slot of callbacks_.
   void PushCallback(Nanos at, Nanos due, int process, int incarnation, Callback fn);
   // Moves a callback out of its slot and frees the slot.
@@ -272,7 +275,7 @@ class Runtime {
   void CheckNotPast(Nanos at) const;
   void AddProcessRecord(std::string name, int actor);
   void PushKey(Key key);
-  Key PopKey();
+  void PopNext();
   // Takes the key at `i` out of the queue (a tie's pick).
   Key TakeKeyAt(size_t i);
   // Once the queue is a heap: puts `key` at hole `i`, moving it up or down
@@ -299,7 +302,7 @@ class Runtime {
   // Livelock guard: events run at the current instant.
   Nanos instant_{-1};
   uint64_t events_at_instant_ = 0;
-  // The event queue (PushKey, PopKey). While it holds a few keys, as a run
+  // The event queue (PushKey, PopNext). While it holds a few keys, as a run
   // mostly does, it is a vector sorted latest first: a push scans from the
   // back, where the next event is, and moves the keys after its place; a
   // pop takes the back (a heap's push and pop were a tenth of a seed,
