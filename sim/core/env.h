@@ -7,12 +7,15 @@
 #ifndef LOCKSIM_SIM_CORE_ENV_H_
 #define LOCKSIM_SIM_CORE_ENV_H_
 
+#include <algorithm>
 #include <coroutine>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "sim/core/reply.h"
 #include "sim/core/signal.h"
@@ -25,27 +28,72 @@ class Env {
  public:
   virtual ~Env() = default;
 
+  // What Call hands the Env: the node (0-based), the command in one of
+  // three forms (exactly one is set), and the timeout (0: none).
+  struct CallArgs {
+    int node = 0;
+    Command* moved = nullptr;               // sent as it is (moved from)
+    const Command* copied = nullptr;        // the caller keeps it: sent as a copy (CopyToSend)
+    const SharedCommand* shared = nullptr;  // built once for a loop (below)
+    Nanos timeout{0};
+    // The command as one the caller gives up: moved, copied or shared's copy.
+    Command Take(Env& env) const {
+      if (moved != nullptr) return std::move(*moved);
+      if (copied != nullptr) return env.CopyToSend(*copied);
+      return Command(**shared);
+    }
+  };
+  // What an Env keeps of a call in flight, from StartCall to FinishCall.
+  class CallSlot {
+   protected:
+    ~CallSlot() = default;
+  };
+  // Call's awaiter (co_await it in the expression that calls Call: it
+  // points at the command until it is sent). No coroutine frame of its
+  // own: a virtual run sends a command every few microseconds, and a
+  // Task per call, made, resumed through and freed, was a tenth of a
+  // contended run's time (perf). The call's state is the Env's, in a slot;
+  // the awaiter's members are trivially destructible, and must stay so
+  // (see SleepFor).
+  struct [[nodiscard]] Calling {
+    Env* env;
+    CallArgs args;
+    CallSlot* slot = nullptr;
+    bool await_ready() const noexcept { return false; }
+    std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) {
+      return env->StartCall(args, caller, &slot);
+    }
+    Reply await_resume() { return env->FinishCall(slot); }
+  };
+
   // Sends `cmd` to Redis node `node` (0-based) over this process's own
   // connection and awaits the reply. A transport failure (connection lost,
   // node unreachable) arrives as an error reply, never as an exception.
-  Task<Reply> Call(int node, Command&& cmd) { return Call(node, std::move(cmd), Nanos{0}); }
+  Calling Call(int node, Command&& cmd) { return Calling{this, {node, &cmd}}; }
   // The same for a command the caller keeps (a retry loop sends one again
-  // and again): copied now, with CopyToSend, not when the task starts.
-  Task<Reply> Call(int node, const Command& cmd) { return Call(node, CopyToSend(cmd), Nanos{0}); }
+  // and again): copied with CopyToSend when it is sent.
+  Calling Call(int node, const Command& cmd) { return Calling{this, {node, nullptr, &cmd}}; }
   // The same for a command built once for a loop that sends it again and
   // again (SharedCommand): the virtual world serves it where it is, and the
   // history knows it for the one it stored last time without comparing
-  // bytes. A world that copies it anyway (the real one writes its bytes to
-  // a socket) needs no override.
-  Task<Reply> Call(int node, const SharedCommand& cmd) { return CallShared(node, cmd, Nanos{0}); }
-  virtual Task<Reply> CallShared(int node, SharedCommand cmd, Nanos timeout) {
-    return Call(node, Command(*cmd), timeout);
+  // bytes (the real world writes its bytes to a socket as any command's).
+  Calling Call(int node, const SharedCommand& cmd) {
+    return Calling{this, {node, nullptr, nullptr, &cmd}};
   }
-  // The same, giving up after `timeout` (when > 0, and before the
-  // scenario's socket timeout if that is shorter): the connection is
-  // abandoned and the reply is an error, the command's outcome unknown.
-  // Redlock's per-node request timeout.
+  // The same as a Task (for WhenAll: Redlock asks every node at once),
+  // giving up after `timeout` (when > 0, and before the scenario's socket
+  // timeout if that is shorter): the connection is abandoned and the reply
+  // is an error, the command's outcome unknown. Redlock's per-node request
+  // timeout. A wrapper that overrides it sees every command (EnvWrapper).
   virtual Task<Reply> Call(int node, Command cmd, Nanos timeout) = 0;
+  // Call's work: sends the command of `args`, and resumes `caller` once
+  // the reply is in (or the timeout passed). Returns the coroutine to
+  // run now (a noop one, or another that does the sending), and leaves in
+  // `*slot` what FinishCall needs.
+  virtual std::coroutine_handle<> StartCall(const CallArgs& args, std::coroutine_handle<> caller,
+                                            CallSlot** slot) = 0;
+  // The reply of the call in `slot`, which ends there.
+  virtual Reply FinishCall(CallSlot* slot) = 0;
   // A copy of `cmd` to send. The virtual world hands back the commands it
   // has served, and a copy goes into one of them: a retry's SET then
   // reuses its strings' buffers instead of allocating new ones (when none
@@ -108,6 +156,7 @@ class Env {
 };
 
 static_assert(std::is_trivially_destructible_v<Env::Sleep>, "see Env::SleepFor");
+static_assert(std::is_trivially_destructible_v<Env::Calling>, "see Env::SleepFor");
 
 // An Env that forwards every call to another one, as LevelDB's EnvWrapper
 // does: a recording or faulty Env for a test overrides only the method it
@@ -120,10 +169,27 @@ class EnvWrapper : public Env {
   Env* target() const { return target_; }
 
   using Env::Call;
-  // A shared command goes through Env's CallShared, a copy into this Call,
-  // so that a wrapper that overrides Call sees every command.
+  // Every Call, whatever its form, comes to this one as a Task (StartCall),
+  // so that a wrapper that overrides it sees every command.
   Task<Reply> Call(int node, Command cmd, Nanos timeout) override {
     return target_->Call(node, std::move(cmd), timeout);
+  }
+  std::coroutine_handle<> StartCall(const CallArgs& args, std::coroutine_handle<> caller,
+                                    CallSlot** slot) override {
+    auto relay = std::make_unique<Relay>();
+    relay->call = Call(args.node, args.Take(*this), args.timeout);
+    *slot = relay.get();
+    // Task's own awaiter: `caller` resumes when the call's task is done.
+    std::coroutine_handle<> run = std::move(relay->call).operator co_await().await_suspend(caller);
+    relays_.push_back(std::move(relay));
+    return run;
+  }
+  Reply FinishCall(CallSlot* slot) override {
+    auto it = std::find_if(relays_.begin(), relays_.end(),
+                           [slot](const std::unique_ptr<Relay>& r) { return r.get() == slot; });
+    std::unique_ptr<Relay> relay = std::move(*it);
+    relays_.erase(it);
+    return std::move(relay->call).operator co_await().await_resume();
   }
   Command CopyToSend(const Command& cmd) override { return target_->CopyToSend(cmd); }
   int NodeCount() const override { return target_->NodeCount(); }
@@ -141,7 +207,12 @@ class EnvWrapper : public Env {
   }
 
  private:
+  // A call in flight: the Task of Call that carries it.
+  struct Relay : CallSlot {
+    Task<Reply> call;
+  };
   Env* target_;
+  std::vector<std::unique_ptr<Relay>> relays_;  // a handful at most
 };
 
 }  // namespace locksim

@@ -3,58 +3,28 @@
 #include <coroutine>
 
 namespace locksim {
-namespace {
 
-// Suspends the calling coroutine until the world delivers the reply (or the
-// socket timeout passes). The awaiter lives in the coroutine frame, so
-// `reply` outlives the suspension. Every step is an event of the process's
-// incarnation: a paused process sends and reads nothing until it resumes,
-// and a crashed one never does.
-struct CallAwaiter final : ReplySink {
-  CallAwaiter(Runtime* rt, int p, int inc, int a, int n, Command c, SharedCommand s,
-              Nanos call_timeout)
-      : runtime(rt),
-        process(p),
-        incarnation(inc),
-        actor(a),
-        node(n),
-        cmd(std::move(c)),
-        shared(std::move(s)) {
-    // The shorter of the call's own timeout and the socket timeout.
-    const Nanos socket = runtime->call_timeout();
-    timeout = call_timeout.count() > 0 && (socket.count() == 0 || call_timeout < socket)
-                  ? call_timeout
-                  : socket;
-  }
-
-  Runtime* runtime;
-  int process;
-  int incarnation;
-  int actor;
-  int node;
+// A call in flight: the command on its way, then the reply, until the
+// calling coroutine takes it (FinishCall). Every step is an event of the
+// process's incarnation: a paused process sends and reads nothing until it
+// resumes, and a crashed one never does (its calls stay in calls_, never
+// reused).
+struct ProcessEnv::InFlight final : Env::CallSlot, ReplySink {
+  Runtime* runtime = nullptr;
+  int process = 0;
+  int incarnation = 0;
+  int actor = 0;
+  int node = 0;
   Command cmd;
   SharedCommand shared;  // when set, the command (and `cmd` is empty)
   Nanos timeout{0};  // 0: wait for ever
   Reply reply;
-  std::coroutine_handle<> handle;
+  std::coroutine_handle<> caller;
   bool timed_out = false;
-  // Only with a socket timeout: whether the reply or the timeout came
-  // first. Shared with the timeout's event, which may run after this
-  // awaiter is gone (the reply came first and the thread went on).
+  // Only with a timeout: whether the reply or the timeout came first.
+  // Shared with the timeout's event, which may run after the call has
+  // ended (the reply came first and the thread went on).
   std::shared_ptr<bool> settled;
-
-  bool await_ready() const noexcept { return false; }
-  void await_suspend(std::coroutine_handle<> h) {
-    handle = h;
-    // The command was just recorded; a fault triggered by that may have
-    // paused or crashed the process before the bytes left it.
-    if (runtime->Runnable(process)) {
-      Send();
-    } else {
-      runtime->At(runtime->Now(), process, [this] { Send(); }, incarnation);
-    }
-  }
-  Reply await_resume() { return std::move(reply); }
 
   void Send() {
     if (timeout.count() > 0) {
@@ -93,17 +63,21 @@ struct CallAwaiter final : ReplySink {
 
   // Records the reply (or the timeout: an unknown outcome) and resumes the
   // thread, unless a fault that the record triggered stopped the process.
+  // The last thing it does: the thread may start its next call in this
+  // slot before resume() returns.
   void Deliver() {
     // The history keeps a copy; the reply itself moves on to the thread.
     runtime->history().AddReply(runtime->Now(), actor, timed_out ? OpType::kInfo : OpType::kOk,
                                 node, reply);
     if (runtime->Runnable(process)) {
-      handle.resume();
+      caller.resume();
     } else {
-      runtime->Resume(runtime->Now(), process, handle, incarnation);
+      runtime->Resume(runtime->Now(), process, caller, incarnation);
     }
   }
 };
+
+namespace {
 
 struct WaitAwaiter {
   Runtime* runtime;
@@ -142,32 +116,77 @@ struct WaitAwaiter {
 
 }  // namespace
 
+// Out of line, where InFlight is known (calls_ holds them).
+ProcessEnv::ProcessEnv(Runtime* runtime, int process)
+    : ProcessEnv(runtime, process, runtime->MainActor(process), 1) {}
+ProcessEnv::ProcessEnv(Runtime* runtime, int process, int actor, int thread_id)
+    : runtime_(runtime),
+      process_(process),
+      incarnation_(runtime->Incarnation(process)),
+      actor_(actor),
+      thread_id_(thread_id) {}
+ProcessEnv::~ProcessEnv() = default;
+
 Task<Reply> ProcessEnv::Call(int node, Command cmd, Nanos timeout) {
-  return Send(node, std::move(cmd), nullptr, timeout);
+  // A named awaiter, as g++ 12 wants for one with members to destroy (a
+  // Calling has none, but is kept to the same rule).
+  Calling call{this, {node, &cmd, nullptr, nullptr, timeout}};
+  co_return co_await call;
 }
 
-Task<Reply> ProcessEnv::CallShared(int node, SharedCommand cmd, Nanos timeout) {
-  return Send(node, Command(), std::move(cmd), timeout);
-}
-
-Task<Reply> ProcessEnv::Send(int node, Command cmd, SharedCommand shared, Nanos timeout) {
-  if (node < 0 || node >= runtime_->NodeCount()) {
-    runtime_->InvariantBroken("lock code called node " + std::to_string(node) + " of " +
+std::coroutine_handle<> ProcessEnv::StartCall(const CallArgs& args,
+                                              std::coroutine_handle<> caller, CallSlot** slot) {
+  if (args.node < 0 || args.node >= runtime_->NodeCount()) {
+    runtime_->InvariantBroken("lock code called node " + std::to_string(args.node) + " of " +
                               std::to_string(runtime_->NodeCount()));
   }
+  InFlight* call;
+  if (idle_.empty()) {
+    calls_.push_back(std::make_unique<InFlight>());
+    call = calls_.back().get();
+  } else {
+    call = idle_.back();
+    idle_.pop_back();
+  }
+  *slot = call;
+  call->runtime = runtime_;
+  call->process = process_;
+  call->incarnation = incarnation_;
+  call->actor = actor_;
+  call->node = args.node;
+  call->caller = caller;
+  call->timed_out = false;
+  // The shorter of the call's own timeout and the socket timeout.
+  const Nanos socket = runtime_->call_timeout();
+  call->timeout =
+      args.timeout.count() > 0 && (socket.count() == 0 || args.timeout < socket) ? args.timeout
+                                                                                  : socket;
   // The history copies the command's bytes into its buffer (a shared one's
   // only when it is not the one it stored last for this thread); the
   // command itself moves on to the world.
-  if (shared) {
-    runtime_->history().AddCommand(runtime_->Now(), actor_, node, shared);
+  if (args.shared != nullptr) {
+    call->shared = *args.shared;
+    runtime_->history().AddCommand(runtime_->Now(), actor_, args.node, call->shared);
   } else {
-    runtime_->history().AddCommand(runtime_->Now(), actor_, node, cmd);
+    call->cmd = args.Take(*this);
+    runtime_->history().AddCommand(runtime_->Now(), actor_, args.node, call->cmd);
   }
-  // A named awaiter, not a temporary: g++ 12 destroys the members of a
-  // prvalue awaiter in a co_await expression twice (GCC PR 100611 family).
-  CallAwaiter awaiter(runtime_, process_, incarnation_, actor_, node, std::move(cmd),
-                      std::move(shared), timeout);
-  co_return co_await awaiter;
+  // The command was just recorded; a fault triggered by that may have
+  // paused or crashed the process before the bytes left it.
+  if (runtime_->Runnable(process_)) {
+    call->Send();
+  } else {
+    runtime_->At(runtime_->Now(), process_, [call] { call->Send(); }, incarnation_);
+  }
+  return std::noop_coroutine();
+}
+
+Reply ProcessEnv::FinishCall(CallSlot* slot) {
+  InFlight* call = static_cast<InFlight*>(slot);
+  Reply reply = std::move(call->reply);
+  call->settled.reset();
+  idle_.push_back(call);
+  return reply;
 }
 
 Command ProcessEnv::CopyToSend(const Command& cmd) {

@@ -5,6 +5,9 @@
 #ifndef LOCKSIM_SIM_WORLD_PROCESS_ENV_H_
 #define LOCKSIM_SIM_WORLD_PROCESS_ENV_H_
 
+#include <memory>
+#include <vector>
+
 #include "sim/core/env.h"
 #include "sim/world/runtime.h"
 
@@ -13,18 +16,15 @@ namespace locksim {
 class ProcessEnv : public Env {
  public:
   // The main thread of `process`.
-  ProcessEnv(Runtime* runtime, int process)
-      : ProcessEnv(runtime, process, runtime->MainActor(process), 1) {}
-  ProcessEnv(Runtime* runtime, int process, int actor, int thread_id)
-      : runtime_(runtime),
-        process_(process),
-        incarnation_(runtime->Incarnation(process)),
-        actor_(actor),
-        thread_id_(thread_id) {}
+  ProcessEnv(Runtime* runtime, int process);
+  ProcessEnv(Runtime* runtime, int process, int actor, int thread_id);
+  ~ProcessEnv() override;
 
   using Env::Call;
   Task<Reply> Call(int node, Command cmd, Nanos timeout) override;
-  Task<Reply> CallShared(int node, SharedCommand cmd, Nanos timeout) override;
+  std::coroutine_handle<> StartCall(const CallArgs& args, std::coroutine_handle<> caller,
+                                    CallSlot** slot) override;
+  Reply FinishCall(CallSlot* slot) override;
   Command CopyToSend(const Command& cmd) override;
   int NodeCount() const override { return runtime_->NodeCount(); }
   Nanos Now() const override { return runtime_->LocalNow(process_); }
@@ -39,14 +39,17 @@ class ProcessEnv : public Env {
   int incarnation() const { return incarnation_; }
 
  private:
-  // Call and CallShared: `cmd` is sent, or `shared` when it is set.
-  Task<Reply> Send(int node, Command cmd, SharedCommand shared, Nanos timeout);
+  // A call in flight (process_env.cc). A thread has one at a time, or a
+  // few (WhenAll): they are kept for the next calls, not freed.
+  struct InFlight;
 
   Runtime* runtime_;
   int process_;
   int incarnation_;  // the process's life this thread belongs to
   int actor_;  // the history's name for this thread
   int thread_id_;
+  std::vector<std::unique_ptr<InFlight>> calls_;
+  std::vector<InFlight*> idle_;  // of calls_: not in flight
 };
 
 }  // namespace locksim

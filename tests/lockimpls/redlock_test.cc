@@ -79,7 +79,7 @@ Task<void> AcquireThenLook(Lock* lock, RecordingEnv* env, bool* acquired, int* k
   const Command exists = {"EXISTS", "lock:resource"};
   // On all nodes at once: one more round trip, so the keys have not expired.
   std::vector<Task<Reply>> calls;
-  for (int node = 0; node < env->NodeCount(); ++node) calls.push_back(env->Call(node, exists));
+  for (int node = 0; node < env->NodeCount(); ++node) calls.push_back(env->Call(node, Command(exists), Nanos{0}));
   std::vector<Reply> replies = co_await WhenAll(std::move(calls));
   *keys_left = 0;
   for (const Reply& r : replies) *keys_left += r.IsInteger(1) ? 1 : 0;

@@ -326,7 +326,7 @@ Task<void> SetOnEveryNode(ProcessEnv* env, Runtime* w, bool parallel, std::vecto
   const Command set = {"SET", "k", "v"};
   if (parallel) {
     std::vector<Task<Reply>> calls;
-    for (int node = 0; node < env->NodeCount(); ++node) calls.push_back(env->Call(node, set));
+    for (int node = 0; node < env->NodeCount(); ++node) calls.push_back(env->Call(node, Command(set), Nanos{0}));
     *replies = co_await WhenAll(std::move(calls));
   } else {
     for (int node = 0; node < env->NodeCount(); ++node) {
@@ -355,6 +355,44 @@ TEST(RuntimeTest, WhenAllCallsToEveryNodeTakeOneRoundTrip) {
     }
     // 1 ms each way: one round trip in parallel, five one after another.
     EXPECT_EQ(elapsed, parallel ? milliseconds(2) : milliseconds(10)) << parallel;
+  }
+}
+
+// Calls that one thread has in flight at once through Env::Call's awaiter
+// (no Task of their own: each has a slot of the Env's) get their own
+// replies, in any order, and the slots serve the calls after them.
+Task<Reply> IncrOn(ProcessEnv* env, int node, std::string key) {
+  Command incr = {"INCR", std::move(key)};
+  co_return co_await env->Call(node, std::move(incr));
+}
+
+Task<void> IncrEverywhereTwice(ProcessEnv* env, std::vector<Reply>* replies) {
+  for (int round = 0; round < 2; ++round) {
+    std::vector<Task<Reply>> calls;
+    for (int node = 0; node < env->NodeCount(); ++node) {
+      calls.push_back(IncrOn(env, node, "n" + std::to_string(node)));
+    }
+    for (Reply& r : co_await WhenAll(std::move(calls))) replies->push_back(std::move(r));
+  }
+}
+
+TEST(RuntimeTest, ACallsSlotIsItsOwnWhileOthersOfTheThreadAreInFlight) {
+  WorldOptions o;
+  o.nodes = 3;
+  o.latency_min = milliseconds(1);
+  o.latency_max = milliseconds(9);  // the replies come back in another order
+  VirtualWorld w(o);
+  const int p = w.AddProcess("A");
+  ProcessEnv env(&w, p);
+  std::vector<Reply> replies;
+  w.Spawn(p, Nanos(0), IncrEverywhereTwice(&env, &replies));
+  w.Run(seconds(1));
+  ASSERT_EQ(replies.size(), 6u);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(replies[i], Reply::Integer(1 + i / 3)) << i;
+  // Each node's counter: INCR twice, on its own key.
+  for (int node = 0; node < 3; ++node) {
+    EXPECT_EQ(w.node(w.MasterOf(node)).Execute(Command{"GET", "n" + std::to_string(node)}, 0),
+              Reply::String("2"));
   }
 }
 
