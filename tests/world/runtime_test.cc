@@ -326,7 +326,10 @@ Task<void> SetOnEveryNode(ProcessEnv* env, Runtime* w, bool parallel, std::vecto
   const Command set = {"SET", "k", "v"};
   if (parallel) {
     std::vector<Task<Reply>> calls;
-    for (int node = 0; node < env->NodeCount(); ++node) calls.push_back(env->Call(node, Command(set), Nanos{0}));
+    // As Tasks (Call with its timeout, 0: none), which WhenAll takes.
+    for (int node = 0; node < env->NodeCount(); ++node) {
+      calls.push_back(env->Call(node, Command(set), Nanos{0}));
+    }
     *replies = co_await WhenAll(std::move(calls));
   } else {
     for (int node = 0; node < env->NodeCount(); ++node) {
