@@ -122,12 +122,17 @@ void Runtime::Push(Nanos at, Nanos due, int process, int incarnation, Kind kind,
   // 16-byte loads just after its fields' narrower stores: a load the store
   // buffer cannot forward, which stalled every push (perf: two thirds of
   // AtWorldEvent's time, on one instruction).
+  // The keys the new one goes before (the earlier events) move up by one
+  // as the scan passes them: a loop that compares as it moves, not a
+  // memmove call (3% of a sweep-10k seed, perf, for a few dozen bytes).
   size_t i = queue_.size();
-  while (i > 0 && Later::Than(at, due, seq, queue_[i - 1])) --i;
   queue_.emplace_back();
-  std::move_backward(queue_.begin() + static_cast<std::ptrdiff_t>(i), queue_.end() - 1,
-                     queue_.end());
-  Key& k = queue_[i];
+  Key* const q = queue_.data();
+  while (i > 0 && Later::Than(at, due, seq, q[i - 1])) {
+    q[i] = q[i - 1];
+    --i;
+  }
+  Key& k = q[i];
   k.at = at;
   k.due = due;
   k.seq = seq;

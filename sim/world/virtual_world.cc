@@ -330,7 +330,12 @@ void VirtualWorld::FreeMessage(uint32_t id) {
   Message& m = messages_[id];
   m.cmd.clear();
   m.shared.reset();
-  m.reply = Reply();
+  // Emptied in place: a Reply() built on the stack and assigned was loaded
+  // back just after its narrower stores (perf: half of this function).
+  m.reply.type = Reply::Type::kNil;
+  m.reply.integer = 0;
+  m.reply.str.clear();
+  m.reply.elements = ReplyElements();
   m.sink = nullptr;
   free_messages_.push_back(id);
 }
