@@ -115,7 +115,7 @@ class Env {
   // freed, cost a seed a few percent of its time (perf). Its members are
   // trivially destructible, and must stay so: g++ 12 destroys the members
   // of a prvalue awaiter in a co_await expression twice (GCC PR 100611
-  // family; ProcessEnv::Send names its awaiter for that reason).
+  // family).
   struct Sleep {
     Env* env;
     Nanos d;

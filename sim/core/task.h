@@ -25,8 +25,9 @@ class Task;
 
 namespace task_internal {
 
-// Where coroutine frames come from. A virtual run makes and ends a frame
-// for every Env::Call (tens of thousands per simulated minute);
+// Where coroutine frames come from. A virtual run makes and ends frames
+// for every acquisition and release of a lock (thousands per simulated
+// minute), and Redlock one for every call it gathers with WhenAll;
 // keeping freed frames on a free list per size class (64-byte steps up to
 // 1 KiB) takes malloc and free off that path. Per thread, because explore
 // runs worlds on several threads; a frame is freed on the thread that made

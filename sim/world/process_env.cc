@@ -128,10 +128,7 @@ ProcessEnv::ProcessEnv(Runtime* runtime, int process, int actor, int thread_id)
 ProcessEnv::~ProcessEnv() = default;
 
 Task<Reply> ProcessEnv::Call(int node, Command cmd, Nanos timeout) {
-  // A named awaiter, as g++ 12 wants for one with members to destroy (a
-  // Calling has none, but is kept to the same rule).
-  Calling call{this, {node, &cmd, nullptr, nullptr, timeout}};
-  co_return co_await call;
+  co_return co_await Calling{this, {node, &cmd, nullptr, nullptr, timeout}};
 }
 
 std::coroutine_handle<> ProcessEnv::StartCall(const CallArgs& args,
@@ -142,17 +139,18 @@ std::coroutine_handle<> ProcessEnv::StartCall(const CallArgs& args,
   }
   InFlight* call;
   if (idle_.empty()) {
+    // Whose calls it carries is set once: a slot stays this thread's.
     calls_.push_back(std::make_unique<InFlight>());
     call = calls_.back().get();
+    call->runtime = runtime_;
+    call->process = process_;
+    call->incarnation = incarnation_;
+    call->actor = actor_;
   } else {
     call = idle_.back();
     idle_.pop_back();
   }
   *slot = call;
-  call->runtime = runtime_;
-  call->process = process_;
-  call->incarnation = incarnation_;
-  call->actor = actor_;
   call->node = args.node;
   call->caller = caller;
   call->timed_out = false;

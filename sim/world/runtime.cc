@@ -112,35 +112,7 @@ Runtime::Callback Runtime::TakeCallback(uint32_t slot) {
 void Runtime::Push(Nanos at, Nanos due, int process, int incarnation, Kind kind, uint32_t tag,
                    std::coroutine_handle<> handle) {
   if (incarnation < 0) incarnation = processes_[process].incarnation;
-  const uint64_t seq = next_seq_++;
-  if (heap_ || queue_.size() >= kSortedMax) {
-    PushKey(Key{at, due, seq, Body{process, incarnation, kind, tag, handle}});
-    return;
-  }
-  // PushKey's sorted insert, with the new key's fields stored straight into
-  // its place. A Key built on the stack and passed in was copied with
-  // 16-byte loads just after its fields' narrower stores: a load the store
-  // buffer cannot forward, which stalled every push (perf: two thirds of
-  // AtWorldEvent's time, on one instruction).
-  // The keys the new one goes before (the earlier events) move up by one
-  // as the scan passes them: a loop that compares as it moves, not a
-  // memmove call (3% of a sweep-10k seed, perf, for a few dozen bytes).
-  size_t i = queue_.size();
-  queue_.emplace_back();
-  Key* const q = queue_.data();
-  while (i > 0 && Later::Than(at, due, seq, q[i - 1])) {
-    q[i] = q[i - 1];
-    --i;
-  }
-  Key& k = q[i];
-  k.at = at;
-  k.due = due;
-  k.seq = seq;
-  k.body.process = process;
-  k.body.incarnation = incarnation;
-  k.body.kind = kind;
-  k.body.tag = tag;
-  k.body.handle = handle;
+  PushKey(at, due, next_seq_++, process, incarnation, kind, tag, handle);
 }
 
 // Once the queue is a heap (see queue_): 4-ary, half the levels of a binary
@@ -172,19 +144,47 @@ void Runtime::SiftDown(size_t i, Key key) {
   queue_[i] = key;
 }
 
-void Runtime::PushKey(Key key) {
-  if (!heap_) {
-    if (queue_.size() < kSortedMax) {
-      size_t at = queue_.size();
-      while (at > 0 && Later{}(key, queue_[at - 1])) --at;
-      queue_.insert(queue_.begin() + static_cast<std::ptrdiff_t>(at), key);
-      return;
-    }
+void Runtime::PushKey(const Key& k) {
+  const Body& b = k.body;
+  PushKey(k.at, k.due, k.seq, b.process, b.incarnation, b.kind, b.tag, b.handle);
+}
+
+// The key comes as its fields, and goes into its place field by field: a
+// Key built on the stack and passed in was copied with 16-byte loads just
+// after its fields' narrower stores, a load the store buffer cannot
+// forward, which stalled every push (perf: two thirds of AtWorldEvent's
+// time, on one instruction).
+void Runtime::PushKey(Nanos at, Nanos due, uint64_t seq, int process, int incarnation,
+                      Kind kind, uint32_t tag, std::coroutine_handle<> handle) {
+  if (!heap_ && queue_.size() >= kSortedMax) {
     std::reverse(queue_.begin(), queue_.end());  // earliest first: a heap already
     heap_ = true;
   }
-  queue_.push_back(key);
-  SiftUp(queue_.size() - 1, key);
+  if (heap_) {
+    const Key key{at, due, seq, Body{process, incarnation, kind, tag, handle}};
+    queue_.push_back(key);
+    SiftUp(queue_.size() - 1, key);
+    return;
+  }
+  // The keys the new one goes before (the earlier events) move up by one
+  // as the scan passes them: a loop that compares as it moves, not a
+  // memmove call (3% of a sweep-10k seed, perf, for a few dozen bytes).
+  size_t i = queue_.size();
+  queue_.emplace_back();
+  Key* const q = queue_.data();
+  while (i > 0 && Later::Than(at, due, seq, q[i - 1])) {
+    q[i] = q[i - 1];
+    --i;
+  }
+  Key& k = q[i];
+  k.at = at;
+  k.due = due;
+  k.seq = seq;
+  k.body.process = process;
+  k.body.incarnation = incarnation;
+  k.body.kind = kind;
+  k.body.tag = tag;
+  k.body.handle = handle;
 }
 
 Runtime::Key Runtime::TakeKeyAt(size_t i) {
@@ -342,7 +342,7 @@ void Runtime::Run(Nanos deadline, bool until_deadline) {
       if (owner.paused_until > now_) {
         // The process is paused: the event keeps its turn among the
         // process's other deferred events and runs when the pause ends.
-        PushKey(Key{owner.paused_until, due, seq, Body{process, incarnation, kind, tag, handle}});
+        PushKey(owner.paused_until, due, seq, process, incarnation, kind, tag, handle);
         continue;
       }
       if (now_ != instant_) {

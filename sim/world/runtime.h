@@ -274,7 +274,10 @@ class Runtime {
   Callback TakeCallback(uint32_t slot);
   void CheckNotPast(Nanos at) const;
   void AddProcessRecord(std::string name, int actor);
-  void PushKey(Key key);
+  // Puts a key in its place in the queue.
+  void PushKey(const Key& key);
+  void PushKey(Nanos at, Nanos due, uint64_t seq, int process, int incarnation, Kind kind,
+               uint32_t tag, std::coroutine_handle<> handle);
   void PopNext();
   // Takes the key at `i` out of the queue (a tie's pick).
   Key TakeKeyAt(size_t i);
