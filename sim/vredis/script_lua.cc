@@ -578,9 +578,6 @@ void LuaScripting::Init() {
     throw HarnessError(std::string("Lua panic: ") +
                        (lua_isstring(L, -1) ? lua_tostring(L, -1) : "(no message)"));
   });
-  // The count hook counts only while a script runs (Eval), as Redis's
-  // luaMaskCountHook.
-  lua_sethook(L, CountHook, LUA_MASKCOUNT, kHookEvery);
   // luaLoadLibraries(): base, table, string, math, and debug for the error
   // handler (removed right after). No package, os or io.
   const struct {
