@@ -297,7 +297,9 @@ bool LuaScripting::CreateFunction(const std::string& body, std::string* sha, Rep
   }
 
   // The shebang line is skipped but its line feed kept, so that line
-  // numbers in errors are the user's. Text only, as every chunk.
+  // numbers in errors are the user's. Text only, as every chunk. Every
+  // script runs from the cache, so the state made here serves them all.
+  if (L_ == nullptr) Init();
   if (LoadText(L_, body.data() + shebang_len, body.size() - shebang_len, "@user_script") != 0) {
     *error = ErrorReplyFormat(std::string("Error compiling script (new function): ") +
                               lua_tostring(L_, -1));
@@ -583,11 +585,11 @@ Reply LuaScripting::Script(const Command& argv) {
     }
     if (argc > 3) return Reply::Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
     // scriptingReset(): a new Lua state and an empty cache. The PRNG is a
-    // process global in Redis and keeps its state.
+    // process global in Redis and keeps its state. The new state is made
+    // when the next script is compiled, as at the start.
     scripts_.clear();
     last_eval_ = nullptr;
     Close();
-    Init();
     return Reply::Ok();
   }
   if (sub == "exists") {

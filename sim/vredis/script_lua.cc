@@ -535,10 +535,12 @@ std::string DumpChunk(lua_State* L) {
 // Lua state set-up (eval.c scriptingInit, script_lua.c luaRegisterRedisAPI).
 // ---------------------------------------------------------------------------
 
+// The Lua state is made when the first script is compiled (CreateFunction),
+// not with the server: a run whose lock sends no script (SETNX, WATCH/MULTI,
+// a replica that is sent only effects) never pays for it. The state is the
+// same either way, since nothing reaches it before a script does.
 LuaScripting::LuaScripting(VirtualRedis* server)
-    : server_(server), rand48_(0x1234ABCD330Eull) {  // rand.c X2:X1:X0
-  Init();
-}
+    : server_(server), rand48_(0x1234ABCD330Eull) {}  // rand.c X2:X1:X0
 
 LuaScripting::~LuaScripting() { Close(); }
 

@@ -117,7 +117,7 @@ class LuaScripting {
   };
 
   // scriptingInit(): a fresh Lua state with Redis's libraries, API and
-  // sandbox. Close() is lua_close().
+  // sandbox, made by the first CreateFunction. Close() is lua_close().
   void Init();
   void Close();
   // luaCreateFunction(): compiles `body` unless cached and caches it under
@@ -167,7 +167,7 @@ class LuaScripting {
   void Srand48(int32_t seed);
 
   VirtualRedis* server_;
-  lua_State* L_ = nullptr;
+  lua_State* L_ = nullptr;  // null until a script is compiled, and after SCRIPT FLUSH
   int globals_ref_ = 0;  // the real globals table, behind its read-only proxy
   int handler_ref_ = 0;  // __redis__err__handler
   std::unordered_map<std::string, CachedScript> scripts_;  // by lower-case sha1
