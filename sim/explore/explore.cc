@@ -188,8 +188,9 @@ bool Shorter(const Finding& a, const Finding& b) {
          std::tie(b.duration, b.clients, b.fault_count, b.iterations, b.seed);
 }
 
-SeedOutcome ProbeSeed(const ExploreSpec& spec, uint64_t seed) {
-  const RunOptions options = SeedRunOptions(spec, seed);
+SeedOutcome ProbeSeed(const ExploreSpec& spec, uint64_t seed, ScriptStatePool* script_states) {
+  RunOptions options = SeedRunOptions(spec, seed);
+  options.script_states = script_states;
   const std::string file = FileName(seed);
   RunResult r;
   try {
@@ -201,9 +202,11 @@ SeedOutcome ProbeSeed(const ExploreSpec& spec, uint64_t seed) {
   return {r.verdict(), Signature(r)};
 }
 
-std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed, SeedNote* note) {
+std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed, SeedNote* note,
+                                   ScriptStatePool* script_states) {
   const std::string file = FileName(seed);
-  const RunOptions options = SeedRunOptions(spec, seed);
+  RunOptions options = SeedRunOptions(spec, seed);
+  options.script_states = script_states;
   const bool real = spec.backend == Backend::kReal;
   SeedNote ignored;
   if (note == nullptr) note = &ignored;
@@ -349,6 +352,7 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed, SeedN
     // `locksim run FILE` runs it.
     const Scenario saved = ParseScenario(f.text, f.file);
     RunOptions replay = SeedRunOptions(spec, seed);
+    replay.script_states = script_states;
     replay.algorithm.clear();
     replay.label = spec.algorithm;
     // Whether a replay with `options` shows the finding's kind. On real
@@ -439,6 +443,8 @@ ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs
     }
   };
   auto worker = [&]() {
+    // This thread's Lua states, handed on from each run to the next.
+    const std::shared_ptr<ScriptStatePool> script_states = NewScriptStatePool();
     for (;;) {
       uint64_t k = 0;
       {
@@ -457,7 +463,7 @@ ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs
         const CrashNote crash_note("explore seed " + std::to_string(seed) +
                                    ": to replay it alone, give --first-seed " +
                                    std::to_string(seed) + " --seeds 1 instead of the seed options");
-        found = ExploreSeed(spec, seed, &note);
+        found = ExploreSeed(spec, seed, &note, script_states.get());
       } catch (...) {
         std::lock_guard<std::mutex> lock(mu);
         if (!error) error = std::current_exception();

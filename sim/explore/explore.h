@@ -89,7 +89,10 @@ struct SeedOutcome {
   Verdict verdict = Verdict::kSafe;
   std::vector<std::string> tokens;
 };
-SeedOutcome ProbeSeed(const ExploreSpec& spec, uint64_t seed);
+// `script_states`: RunOptions::script_states for the seed's runs (a
+// thread's own pool, or null).
+SeedOutcome ProbeSeed(const ExploreSpec& spec, uint64_t seed,
+                      ScriptStatePool* script_states = nullptr);
 
 // Orders findings of one kind: shorter duration first, then fewer clients
 // and faults, fewer iterations, lower seed.
@@ -112,8 +115,10 @@ struct SeedNote {
 // (spec.backend), nothing is byte-identical: the shrinking has a small
 // budget of runs, and a finding is kept only if its saved file, replayed
 // there, shows the same kind; otherwise *note says why there is none.
+// `script_states` as for ProbeSeed.
 std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed,
-                                   SeedNote* note = nullptr);
+                                   SeedNote* note = nullptr,
+                                   ScriptStatePool* script_states = nullptr);
 
 // Which seeds a run covers: first, first+1, ..., first+count-1, and of those
 // the shard's share (seed - first ≡ shard_index mod shard_count).

@@ -30,8 +30,9 @@ std::string Join(const std::vector<std::string>& v, const std::string& sep) {
   return out;
 }
 
+// `script_states`: the worker thread's (RunOptions::script_states).
 SearchCell SearchOneCell(const std::string& algorithm, const std::string& cls,
-                         const SearchOptions& options) {
+                         const SearchOptions& options, ScriptStatePool* script_states) {
   SearchCell cell;
   cell.algorithm = algorithm;
   cell.fault_class = cls;
@@ -48,7 +49,7 @@ SearchCell SearchOneCell(const std::string& algorithm, const std::string& cls,
     const CrashNote crash_note("compare --search cell " + algorithm + " \xC2\xB7 " + cls +
                                ", seed " + std::to_string(seed) + ": " +
                                ExploreReplayCommand(spec, seed));
-    const SeedOutcome o = ProbeSeed(spec, seed);
+    const SeedOutcome o = ProbeSeed(spec, seed, script_states);
     ++cell.runs;
     if (o.verdict == Verdict::kSafe) continue;
     ++cell.with_finding;
@@ -65,7 +66,7 @@ SearchCell SearchOneCell(const std::string& algorithm, const std::string& cls,
 
   std::optional<Finding> best;
   for (uint64_t seed : worst_seeds) {
-    std::optional<Finding> f = ExploreSeed(spec, seed);
+    std::optional<Finding> f = ExploreSeed(spec, seed, nullptr, script_states);
     if (f && (!best || Shorter(*f, *best))) best = std::move(f);
   }
   if (!best && cell.worst == Verdict::kSafe && options.verify_faults > 0) {
@@ -147,6 +148,7 @@ SearchResult RunSearch(const SearchOptions& options, const SearchProgress& progr
   int done = 0;
   std::exception_ptr error;
   auto worker = [&] {
+    const std::shared_ptr<ScriptStatePool> script_states = NewScriptStatePool();
     for (;;) {
       const size_t i = next++;
       if (i >= total) return;
@@ -157,7 +159,7 @@ SearchResult RunSearch(const SearchOptions& options, const SearchProgress& progr
       const std::string& algorithm = options.algorithms[i / options.classes.size()];
       const std::string& cls = options.classes[i % options.classes.size()];
       try {
-        result.cells[i] = SearchOneCell(algorithm, cls, options);
+        result.cells[i] = SearchOneCell(algorithm, cls, options, script_states.get());
       } catch (...) {
         std::lock_guard<std::mutex> lock(mu);
         if (!error) error = std::current_exception();

@@ -298,7 +298,9 @@ ojson DocOf(const VerifySpec& spec, const std::vector<Choice>& choices) {
   return VerifyScenario(spec, FaultsOf(choices), DeviationsOf(choices));
 }
 
-RunResult RunSchedule(const VerifySpec& spec, const std::vector<Choice>& choices) {
+// `script_states`: RunOptions::script_states (a worker thread's pool, or null).
+RunResult RunSchedule(const VerifySpec& spec, const std::vector<Choice>& choices,
+                      ScriptStatePool* script_states = nullptr) {
   const ojson doc = DocOf(spec, choices);
   Scenario s;
   try {
@@ -306,7 +308,9 @@ RunResult RunSchedule(const VerifySpec& spec, const std::vector<Choice>& choices
   } catch (const InputError& e) {
     throw HarnessError("verify: a schedule the parser refuses: " + std::string(e.what()));
   }
-  return RunScenario(s, VerifyRunOptions(spec));
+  RunOptions options = VerifyRunOptions(spec);
+  options.script_states = script_states;
+  return RunScenario(s, options);
 }
 
 bool Unsafe(const RunResult& r) { return r.verdict() != Verdict::kSafe; }
@@ -380,14 +384,15 @@ struct SubtreeResult {
 class Searcher {
  public:
   Searcher(const VerifySpec& spec, SeenStates* seen, std::function<void()> tick,
-           const std::atomic<bool>* stop)
-      : spec_(spec), seen_(seen), tick_(std::move(tick)), stop_(stop) {}
+           const std::atomic<bool>* stop, ScriptStatePool* script_states)
+      : spec_(spec), seen_(seen), tick_(std::move(tick)), stop_(stop),
+        script_states_(script_states) {}
 
   // Runs `node` and, unless it is covered or its run violated, its
   // children. Returns true when a finding ends the search.
   bool Visit(const Node& node) {
     if (stop_ != nullptr && stop_->load()) return true;
-    const RunResult run = RunSchedule(spec_, node.choices);
+    const RunResult run = RunSchedule(spec_, node.choices, script_states_);
     if (run.unapplied_choices > 0) {
       // A deviation read from the parent's run means something else in
       // this one: the order (Before) should make that impossible.
@@ -422,6 +427,7 @@ class Searcher {
   SeenStates* seen_;
   std::function<void()> tick_;
   const std::atomic<bool>* stop_;
+  ScriptStatePool* script_states_;  // the worker thread's
   SubtreeResult result_;
 };
 
@@ -688,6 +694,7 @@ VerifyResult RunVerify(const VerifySpec& spec, int jobs,
   std::exception_ptr error;
   std::atomic<bool> failed{false};
   auto worker = [&] {
+    const std::shared_ptr<ScriptStatePool> script_states = NewScriptStatePool();
     for (;;) {
       const size_t i = next.fetch_add(1);
       if (i >= firsts.size() || i > first_finding.load() || failed.load()) return;
@@ -699,7 +706,7 @@ VerifyResult RunVerify(const VerifySpec& spec, int jobs,
         ++shown.runs;
         if (progress && shown.runs % 16 == 0) progress(shown);
       };
-      Searcher searcher(spec, seen.get(), tick, &stop);
+      Searcher searcher(spec, seen.get(), tick, &stop, script_states.get());
       Node child = root;
       child.choices.push_back(firsts[i]);
       (firsts[i].deviation ? child.delays_left : child.faults_left) -= 1;

@@ -12,6 +12,7 @@
 #include "sim/core/interrupt.h"
 #include "sim/run/clients.h"
 #include "sim/run/make_world.h"
+#include "sim/vredis/script_lua.h"
 #include "sim/world/nemesis.h"
 #include "sim/world/process_env.h"
 
@@ -211,6 +212,7 @@ WorldOptions ScenarioRun::MakeWorldOptions() const {
   w.persistence = s.redis.persistence;
   w.rdb_interval = s.redis.rdb_interval;
   w.redis_server = options_.redis_server;
+  w.script_states = options_.script_states;
   using Type = FaultSpec::Type;
   w.direct_client_links = std::none_of(s.faults.begin(), s.faults.end(), [](const FaultSpec& f) {
     return f.type == Type::kPartition || f.type == Type::kHeal || f.type == Type::kDelay ||
@@ -432,11 +434,31 @@ std::string ReplayRunCommand(const std::string& file, const RunOptions& options)
   return flags;
 }
 
-RunResult RunScenario(const Scenario& scenario, const RunOptions& options) {
+std::shared_ptr<ScriptStatePool> NewScriptStatePool() {
+  return std::make_shared<ScriptStatePool>();
+}
+
+namespace {
+RunResult RunOnce(const Scenario& scenario, const RunOptions& options) {
   ScenarioRun run(scenario, options);
   run.Setup();
   run.Start();
   return run.Check();
+}
+}  // namespace
+
+RunResult RunScenario(const Scenario& scenario, const RunOptions& options) {
+  if (options.script_states == nullptr) return RunOnce(scenario, options);
+  try {
+    return RunOnce(scenario, options);
+  } catch (const ScriptStateRefused&) {
+    // A script that could tell a pooled Lua state from a new one: the run
+    // again, each node with a state of its own (runs are deterministic, so
+    // this is the run that would have been made).
+  }
+  RunOptions own_states = options;
+  own_states.script_states = nullptr;
+  return RunOnce(scenario, own_states);
 }
 
 }  // namespace locksim

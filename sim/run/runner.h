@@ -4,6 +4,7 @@
 #define LOCKSIM_SIM_RUN_RUNNER_H_
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -11,6 +12,8 @@
 #include "sim/scenario/scenario.h"
 
 namespace locksim {
+
+class ScriptStatePool;  // sim/vredis/script_lua.h
 
 // The shortest TTL a real run compresses a whole-seconds variant to.
 inline constexpr Nanos kMinWholeSecondsTtl = std::chrono::seconds(10);
@@ -57,10 +60,18 @@ struct RunOptions {
   // file; a generated scenario (explore's seeds and their shrinking) names
   // the command that generates it again.
   std::string replay;
+  // Virtual backend: Lua states the run's nodes take and give back, for a
+  // thread that runs many scenarios one after another (explore, verify);
+  // see ScriptStatePool (sim/vredis/script_lua.h). Null: each node makes
+  // its own. Must outlive the run.
+  ScriptStatePool* script_states = nullptr;
   // Called every few thousand events with the true time and the history's
   // size, for a progress line; must not touch the run.
   std::function<void(Nanos now, Nanos duration, int64_t ops)> progress;
 };
+
+// A pool for RunOptions::script_states, for one thread's runs.
+std::shared_ptr<ScriptStatePool> NewScriptStatePool();
 
 // Throws InputError for bad options (unknown algorithm, missing server) and
 // HarnessError when the harness fails.

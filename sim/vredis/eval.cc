@@ -162,10 +162,11 @@ class ScriptScanner {
     auto b = [](uint32_t i) { return i >> 23; };
     for (size_t pc = 0; pc < code.size(); ++pc) {
       const uint32_t i = code[pc];
-      if (op(i) == kSetGlobal) code_.may_assign_globals = true;
+      if (op(i) == kSetGlobal) code_.may_assign_globals = code_.may_leave_trace = true;
       if (op(i) != kGetGlobal) continue;
       const size_t k = i >> 14;  // Bx
       const std::string_view name = k < strings.size() ? strings[k] : std::string_view();
+      if (!LeavesNoTrace(name)) code_.may_leave_trace = true;
       if (name == "KEYS" || name == "ARGV") {
         // Read at once, the table gone from its register: KEYS[x] or #KEYS.
         const uint32_t next = pc + 1 < code.size() ? code[pc + 1] : 0;
@@ -188,6 +189,20 @@ class ScriptScanner {
         "getmetatable", "ipairs", "math", "next", "pairs", "pcall", "rawequal", "rawget",
         "rawset", "redis", "select", "setmetatable", "string", "table", "tonumber", "tostring",
         "type", "unpack", "xpcall"};
+    for (std::string_view n : kNames) {
+      if (n == name) return true;
+    }
+    return false;
+  }
+
+  // The globals through which a script reaches nothing of its Lua state
+  // that a state that ran other scripts would show differently (see
+  // ScriptCode::may_leave_trace).
+  static bool LeavesNoTrace(std::string_view name) {
+    static constexpr std::string_view kNames[] = {
+        "ARGV", "KEYS", "_VERSION", "assert", "bit", "coroutine", "error", "getmetatable",
+        "ipairs", "math", "next", "pairs", "pcall", "rawequal", "rawget", "rawset", "redis",
+        "select", "string", "table", "tonumber", "tostring", "type", "unpack", "xpcall"};
     for (std::string_view n : kNames) {
       if (n == name) return true;
     }
@@ -225,7 +240,7 @@ class ScriptScanner {
   std::string chunk_;
   size_t at_ = 0;
   bool ok_ = true;
-  ScriptCode code_{false, false};
+  ScriptCode code_{false, false, false};
 };
 
 }  // namespace
@@ -314,6 +329,14 @@ bool LuaScripting::CreateFunction(const std::string& body, std::string* sha, Rep
   // metatable, every table a global holds is still a proxy, and no script
   // can see its environment (getfenv and debug are gone).
   const ScriptCode code = ScanScript(L_);
+  if (code.may_leave_trace) {
+    // It could tell a state that ran other servers' scripts from a new one.
+    if (taken_) {
+      lua_pop(L_, 1);
+      throw ScriptStateRefused{};
+    }
+    poolable_ = false;
+  }
   if (!code.may_assign_globals) {
     lua_rawgeti(L_, LUA_REGISTRYINDEX, globals_ref_);
     lua_setfenv(L_, -2);
@@ -587,9 +610,9 @@ Reply LuaScripting::Script(const Command& argv) {
     // scriptingReset(): a new Lua state and an empty cache. The PRNG is a
     // process global in Redis and keeps its state. The new state is made
     // when the next script is compiled, as at the start.
+    Close();  // before the cache is emptied: it forgets the state's scripts
     scripts_.clear();
     last_eval_ = nullptr;
-    Close();
     return Reply::Ok();
   }
   if (sub == "exists") {

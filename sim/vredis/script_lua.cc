@@ -544,9 +544,66 @@ LuaScripting::LuaScripting(VirtualRedis* server)
 
 LuaScripting::~LuaScripting() { Close(); }
 
+namespace {
+// A pooled state's allocator: no server to count its bytes for. Nothing
+// runs in it while it waits, but lua_close may.
+void* PooledAlloc(void*, void* ptr, size_t, size_t new_size) {
+  if (new_size == 0) {
+    std::free(ptr);
+    return nullptr;
+  }
+  return std::realloc(ptr, new_size);
+}
+}  // namespace
+
+ScriptStatePool::~ScriptStatePool() {
+  for (const Entry& e : idle_) lua_close(e.L);
+}
+
 void LuaScripting::Close() {
-  if (L_ != nullptr) lua_close(L_);
+  if (L_ != nullptr && !GivePooled()) lua_close(L_);
   L_ = nullptr;
+  poolable_ = false;
+}
+
+bool LuaScripting::GivePooled() {
+  ScriptStatePool* pool = server_->script_pool_;
+  if (pool == nullptr || !poolable_ || running_ || lua_gettop(L_) != 0 ||
+      server_->script_memory_limit_ > 0 || pool->idle_.size() >= ScriptStatePool::kMaxIdle) {
+    return false;
+  }
+  // Its scripts are forgotten: a new server's cache is empty.
+  for (const auto& [sha, script] : scripts_) {
+    luaL_unref(L_, LUA_REGISTRYINDEX, script.function_ref);
+    lua_pushnil(L_);
+    lua_setfield(L_, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+  }
+  lua_setallocf(L_, &PooledAlloc, nullptr);
+  pool->idle_.push_back({L_, globals_ref_, handler_ref_, keys_name_ref_, argv_name_ref_,
+                         keys_tables_, argv_tables_, keys_installed_, argv_installed_,
+                         lua_bytes_});
+  return true;
+}
+
+bool LuaScripting::TakePooled() {
+  ScriptStatePool* pool = server_->script_pool_;
+  if (pool == nullptr || pool->idle_.empty() || server_->script_memory_limit_ > 0) return false;
+  const ScriptStatePool::Entry e = pool->idle_.back();
+  pool->idle_.pop_back();
+  L_ = e.L;
+  lua_setallocf(L_, &LuaScripting::Alloc, this);
+  globals_ref_ = e.globals_ref;
+  handler_ref_ = e.handler_ref;
+  keys_name_ref_ = e.keys_name_ref;
+  argv_name_ref_ = e.argv_name_ref;
+  keys_tables_ = e.keys_tables;
+  argv_tables_ = e.argv_tables;
+  keys_installed_ = e.keys_installed;
+  argv_installed_ = e.argv_installed;
+  lua_bytes_ = e.bytes;
+  poolable_ = true;
+  taken_ = true;
+  return true;
 }
 
 void* LuaScripting::Alloc(void* ud, void* ptr, size_t old_size, size_t new_size) {
@@ -573,6 +630,7 @@ LuaScripting* LuaScripting::Self(lua_State* L) {
 }
 
 void LuaScripting::Init() {
+  if (TakePooled()) return;
   L_ = lua_newstate(&LuaScripting::Alloc, this);
   if (L_ == nullptr) throw HarnessError("lua_newstate(): out of memory");
   lua_State* L = L_;
@@ -708,6 +766,8 @@ void LuaScripting::Init() {
   // From now on code sees the proxy as its globals (chunks, coroutines).
   lua_replace(L, LUA_GLOBALSINDEX);
   lua_pop(L, 1);
+  poolable_ = true;
+  taken_ = false;
 }
 
 // ---------------------------------------------------------------------------

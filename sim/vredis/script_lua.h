@@ -76,6 +76,15 @@ struct ScriptCode {
   // (LuaScripting::Eval), unless the count hook ran: its error can come
   // between the GETGLOBAL and the read.
   bool may_change_args = true;
+  // May leave something in its Lua state that a later server given the
+  // same state could see (ScriptStatePool): it reads a global other than
+  // KEYS, ARGV, redis and the sandbox's libraries and base functions that
+  // keep no state of their own. Not: collectgarbage and gcinfo (the
+  // collector and the memory, which differ in a state that ran before),
+  // setmetatable (a weak table shows when the collector ran), cjson (its
+  // settings stay with the state), _G, loadstring and load (anything), and
+  // any global it assigns.
+  bool may_leave_trace = true;
 };
 ScriptCode ScanScript(lua_State* L);
 // luaL_loadbuffer as redis-server's Lua does it: text only, a chunk that
@@ -85,6 +94,48 @@ int LoadText(lua_State* L, const char* chunk, size_t size, const char* chunkname
 // The chunk lua_dump writes for the function at the top of L's stack
 // (empty for a C function).
 std::string DumpChunk(lua_State* L);
+
+// Thrown by a server whose Lua state came from a ScriptStatePool when a
+// script that may leave a trace is compiled into it.
+struct ScriptStateRefused {};
+
+// Lua states handed on from the servers of one run to those of the next
+// (explore's workers, which run scenarios one after another, each with
+// servers of its own). Making a state (scriptingInit) was four tenths of a
+// short run of a lock that releases by script, which is most of what
+// explore's shrinking runs. A state goes back only when every script
+// compiled in it leaves no trace (ScriptCode::may_leave_trace), it is not
+// in the middle of one, and no memory limit is set; its scripts are
+// forgotten (their functions unreferenced), and the next server's first
+// script takes it in place of a new one. What such scripts can see of it
+// is what they would see of a new state: the globals and every table they
+// reach are read-only, math.random's generator is the server's own, the
+// KEYS and ARGV tables are refilled and the count hook set anew before
+// every run. A script that may leave a trace could see the difference: if
+// one is compiled into a state from the pool, the server throws
+// ScriptStateRefused, and RunScenario makes the run again without the
+// pool. One pool per thread.
+class ScriptStatePool {
+ public:
+  ScriptStatePool() = default;
+  ~ScriptStatePool();
+  ScriptStatePool(const ScriptStatePool&) = delete;
+  ScriptStatePool& operator=(const ScriptStatePool&) = delete;
+  size_t idle() const { return idle_.size(); }  // states waiting for a server
+
+ private:
+  friend class LuaScripting;
+  // A state and LuaScripting's references into it.
+  struct Entry {
+    lua_State* L;
+    int globals_ref, handler_ref, keys_name_ref, argv_name_ref;
+    std::array<int, 8> keys_tables, argv_tables;
+    int keys_installed, argv_installed;
+    int64_t bytes;
+  };
+  static constexpr size_t kMaxIdle = 8;  // a run's nodes
+  std::vector<Entry> idle_;
+};
 
 class LuaScripting {
  public:
@@ -117,9 +168,12 @@ class LuaScripting {
   };
 
   // scriptingInit(): a fresh Lua state with Redis's libraries, API and
-  // sandbox, made by the first CreateFunction. Close() is lua_close().
+  // sandbox, made by the first CreateFunction (or one from the server's
+  // ScriptStatePool). Close() is lua_close(), or gives the state back.
   void Init();
   void Close();
+  bool TakePooled();
+  bool GivePooled();
   // luaCreateFunction(): compiles `body` unless cached and caches it under
   // its SHA-1 (written to *sha). On failure returns false and the error.
   bool CreateFunction(const std::string& body, std::string* sha, Reply* error);
@@ -168,6 +222,10 @@ class LuaScripting {
 
   VirtualRedis* server_;
   lua_State* L_ = nullptr;  // null until a script is compiled, and after SCRIPT FLUSH
+  // Whether L_ may go back to a ScriptStatePool: it was made whole, and no
+  // script compiled in it may leave a trace.
+  bool poolable_ = false;
+  bool taken_ = false;  // L_ came from the pool
   int globals_ref_ = 0;  // the real globals table, behind its read-only proxy
   int handler_ref_ = 0;  // __redis__err__handler
   std::unordered_map<std::string, CachedScript> scripts_;  // by lower-case sha1

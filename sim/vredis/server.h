@@ -37,6 +37,7 @@
 namespace locksim {
 
 class LuaScripting;
+class ScriptStatePool;
 
 class VirtualRedis {
  public:
@@ -152,6 +153,9 @@ class VirtualRedis {
   // memory" error. For the fuzzers: one string.rep or a doubling loop asks
   // for gigabytes in a few instructions.
   void SetScriptMemoryLimit(int64_t bytes) { script_memory_limit_ = bytes; }
+  // Where this server's Lua state comes from and goes back to (null: made
+  // and closed with it). The pool must outlive the server.
+  void SetScriptStatePool(ScriptStatePool* pool) { script_pool_ = pool; }
   void SetBusyScriptHandler(std::function<void(int64_t instructions)> handler) {
     busy_handler_ = std::move(handler);
   }
@@ -365,6 +369,7 @@ class VirtualRedis {
   unsigned script_propagate_ = kPropagateAll;  // redis.set_repl() of the running script
   int64_t script_instruction_limit_ = kDefaultScriptInstructionLimit;  // 0: none
   int64_t script_memory_limit_ = 0;                                     // 0: none
+  ScriptStatePool* script_pool_ = nullptr;
   std::function<void(int64_t)> busy_handler_;
   std::optional<std::string> runaway_script_;
   bool in_exec_ = false;

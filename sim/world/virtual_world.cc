@@ -14,6 +14,7 @@ VirtualWorld::VirtualWorld(const WorldOptions& options)
       // "redis0", and its replicas "redis0r1", "redis0r2"...
       const std::string name = "redis" + std::to_string(g) + (r == 0 ? "" : "r" + std::to_string(r));
       Node n{AddProcess(name), g, std::make_unique<VirtualRedis>()};
+      n.redis->SetScriptStatePool(options.script_states);
       // Writes propagate only where something reads them: replicas, the AOF.
       n.redis->SetPropagation(options.replicas > 0 ||
                               options.persistence == Persistence::kAofAlways ||

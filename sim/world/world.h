@@ -32,6 +32,8 @@
 
 namespace locksim {
 
+class ScriptStatePool;  // sim/vredis/script_lua.h
+
 // How to build a world: the deployment, the same for both backends, and a
 // few settings only one of them reads (marked).
 struct WorldOptions {
@@ -54,6 +56,9 @@ struct WorldOptions {
   // Real backend only: the binaries it starts.
   std::string redis_server = "redis-server";
   std::string redis_sentinel = "redis-sentinel";
+  // Virtual backend only: where the nodes' Lua states come from and go
+  // back to (RunOptions::script_states); null: each makes its own.
+  ScriptStatePool* script_states = nullptr;
 };
 
 // What a client whose lock code runs in a process of its own (an adapter,

@@ -86,6 +86,125 @@ TEST(ScanScriptTest, FindsAGlobalAssignmentAnywhereInTheScript) {
 // check that they can serve the next run: a script whose code reads them
 // only as KEYS[x] and #KEYS, and reads no global that could hand it the
 // globals table or code of its own, cannot change them.
+// The scan that decides whether a script's Lua state may serve the servers
+// of later runs (ScriptStatePool): a script may read KEYS, ARGV, redis and
+// the libraries and base functions that keep no state; the collector, a
+// weak table, cjson's settings and the ways to reach anything are out.
+TEST(ScanScriptTest, FindsEveryScriptThatCouldTellAStateThatRanOthersFromANewOne) {
+  lua_State* L = luaL_newstate();
+  ASSERT_NE(L, nullptr);
+  auto may_leave = [L](const std::string& body) { return Scanned(L, body).may_leave_trace; };
+  for (const char* traceless : {
+           "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) "
+           "else return 0 end",
+           "return #KEYS + #ARGV",
+           "local t = {}; table.insert(t, ARGV[1]); return t",
+           "return string.format('%d', math.random(10)), bit.band(3, 1)",
+           "return pcall(redis.call, 'get', KEYS[1])",
+           "local co = coroutine.wrap(function() return 1 end); return co()",
+           "return tostring(tonumber(ARGV[1])), type(KEYS), select('#', 1, 2)",
+           "rawset(ARGV, 2, 'y'); return next({}), getmetatable('')",
+       }) {
+    EXPECT_FALSE(may_leave(traceless)) << traceless;
+  }
+  for (const char* trace : {
+           "return collectgarbage('count')",
+           "return gcinfo()",
+           "local t = setmetatable({}, {__mode = 'k'}); return t",
+           "return cjson.encode({1})",
+           "return _G.x",
+           "return loadstring('return 1')()",
+           "return load(function() return nil end)",
+           "x = 1",
+           "return undefined_global",
+           "return __redis__err__handler",
+           "local function f() return collectgarbage end; return 1",
+       }) {
+    EXPECT_TRUE(may_leave(trace)) << trace;
+  }
+  lua_close(L);
+}
+
+// A server gives its Lua state back to the pool it was given, with its
+// scripts forgotten; the next server's first script takes it, and sees
+// what a new state would show: an empty cache, math.random from the start.
+TEST(ScriptStatePoolTest, AServerGivesItsStateBackAndTheNextOneSeesItAsNew) {
+  const std::string cad =
+      "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) "
+      "else return 0 end";
+  const std::string random = "return math.random(1000000)";
+  Reply first_random;
+  {
+    VirtualRedis own;  // a state of its own
+    first_random = own.Execute({"EVAL", random, "0"}, kT0);
+    ASSERT_EQ(first_random.type, Reply::Type::kInteger);
+  }
+  ScriptStatePool pool;
+  std::string sha;
+  {
+    VirtualRedis a;
+    a.SetScriptStatePool(&pool);
+    a.Execute({"SET", "k", "v"}, kT0);
+    EXPECT_TRUE(a.Execute({"EVAL", cad, "1", "k", "v"}, kT0).IsInteger(1));
+    EXPECT_EQ(a.Execute({"EVAL", random, "0"}, kT0), first_random);
+    sha = a.Execute({"SCRIPT", "LOAD", cad}, kT0).str;
+  }
+  EXPECT_EQ(pool.idle(), 1u);
+  {
+    VirtualRedis b;
+    b.SetScriptStatePool(&pool);
+    EXPECT_EQ(b.Execute({"SCRIPT", "EXISTS", sha}, kT0),
+              Reply::Array(std::vector<Reply>{Reply::Integer(0)}));
+    EXPECT_EQ(b.Execute({"EVALSHA", sha, "1", "k", "v"}, kT0).str.rfind("NOSCRIPT", 0), 0u);
+    EXPECT_EQ(b.Execute({"EVAL", random, "0"}, kT0), first_random);
+    EXPECT_EQ(pool.idle(), 0u);  // b took it
+    b.Execute({"SET", "k", "v"}, kT0);
+    EXPECT_TRUE(b.Execute({"EVAL", cad, "1", "k", "v"}, kT0).IsInteger(1));
+    EXPECT_TRUE(b.Execute({"SCRIPT", "FLUSH"}, kT0).IsOk());  // gives it back at once
+    EXPECT_EQ(pool.idle(), 1u);
+    EXPECT_TRUE(b.Execute({"EVAL", cad, "1", "k", "v"}, kT0).IsInteger(0));
+  }
+  EXPECT_EQ(pool.idle(), 1u);
+}
+
+// A state where a script that could tell ran is closed, not given back; a
+// server with a memory limit neither takes nor gives one; and such a script
+// compiled into a state from the pool is refused (RunScenario runs again
+// without the pool).
+TEST(ScriptStatePoolTest, AScriptThatCouldTellNeverRunsInAStateFromThePool) {
+  const std::string counts = "return collectgarbage('count') > 0 and 1 or 0";
+  ScriptStatePool pool;
+  {
+    VirtualRedis a;
+    a.SetScriptStatePool(&pool);
+    EXPECT_TRUE(a.Execute({"EVAL", counts, "0"}, kT0).IsInteger(1));
+  }
+  EXPECT_EQ(pool.idle(), 0u);
+  {
+    VirtualRedis limited;
+    limited.SetScriptStatePool(&pool);
+    limited.SetScriptMemoryLimit(int64_t{64} << 20);
+    EXPECT_TRUE(limited.Execute({"EVAL", "return 1", "0"}, kT0).IsInteger(1));
+  }
+  EXPECT_EQ(pool.idle(), 0u);
+  {
+    VirtualRedis a;
+    a.SetScriptStatePool(&pool);
+    EXPECT_TRUE(a.Execute({"EVAL", "return 1", "0"}, kT0).IsInteger(1));
+  }
+  ASSERT_EQ(pool.idle(), 1u);
+  {
+    VirtualRedis limited;
+    limited.SetScriptStatePool(&pool);
+    limited.SetScriptMemoryLimit(int64_t{64} << 20);
+    EXPECT_TRUE(limited.Execute({"EVAL", "return 1", "0"}, kT0).IsInteger(1));
+    EXPECT_EQ(pool.idle(), 1u);  // it made its own
+  }
+  VirtualRedis b;
+  b.SetScriptStatePool(&pool);
+  EXPECT_THROW(b.Execute({"EVAL", counts, "0"}, kT0), ScriptStateRefused);
+}
+
 TEST(ScanScriptTest, FindsEveryWayAScriptCouldChangeKeysOrArgv) {
   lua_State* L = luaL_newstate();
   ASSERT_NE(L, nullptr);
