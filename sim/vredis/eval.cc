@@ -459,11 +459,12 @@ Reply LuaScripting::Eval(const Command& argv, bool by_sha, bool read_only) {
   // this one (Lua 5.1 does not collect when an allocation fails).
   const int64_t memory_limit = server_->script_memory_limit_;
   if (memory_limit > 0 && lua_bytes_ > memory_limit / 2) lua_gc(L, LUA_GCCOLLECT, 0);
-  // The count hook is set for the run alone, as luaCallFunction does: it
-  // first fires after kHookEvery instructions of this script.
+  // The count hook is set anew for each run, as luaCallFunction does: it
+  // first fires after kHookEvery instructions of this script. (Redis also
+  // removes it after the run; here no Lua code runs between scripts, and
+  // the hook ignores what runs outside one.)
   lua_sethook(L, CountHook, LUA_MASKCOUNT, kHookEvery);
   const int status = lua_pcall(L, 0, 1, -2);
-  lua_sethook(L, nullptr, 0, 0);
   running_ = false;
   if (stop_ == Stop::kRanAway) {
     server_->runaway_script_ =
