@@ -194,7 +194,7 @@ SeedOutcome ProbeSeed(const ExploreSpec& spec, uint64_t seed, ScriptStatePool* s
   const std::string file = FileName(seed);
   RunResult r;
   try {
-    r = RunScenario(ParseScenario(GenerateScenario(spec, seed).dump(), file), options);
+    r = RunScenario(ParseScenarioDoc(GenerateScenario(spec, seed), file), options);
   } catch (const InputError& e) {
     throw HarnessError("explore seed " + std::to_string(seed) +
                        ": generated a scenario the parser refuses: " + e.what());
@@ -214,7 +214,7 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed, SeedN
   auto run = [&](const ojson& doc) -> std::optional<RunResult> {
     Scenario s;
     try {
-      s = ParseScenario(doc.dump(), file);
+      s = ParseScenarioDoc(doc, file);
     } catch (const InputError&) {
       return std::nullopt;
     }
@@ -230,7 +230,7 @@ std::optional<Finding> ExploreSeed(const ExploreSpec& spec, uint64_t seed, SeedN
   ojson doc = GenerateScenario(spec, seed);
   Scenario parsed;
   try {
-    parsed = ParseScenario(doc.dump(), file);
+    parsed = ParseScenarioDoc(doc, file);
   } catch (const InputError& e) {
     throw HarnessError("explore seed " + std::to_string(seed) +
                        ": generated a scenario the parser refuses: " + e.what());

@@ -401,7 +401,7 @@ ExploreSpec MakeExploreSpec(const std::string& algorithm, std::vector<std::strin
                                    {{"name", "B"}, {"iterations", 3}, {"hold", "100ms"}}});
   // (Every explore of the variant runs it first: its first seed's command
   // replays it.)
-  const RunResult r = RunScenario(ParseScenario(probe.dump(), "explore-probe"),
+  const RunResult r = RunScenario(ParseScenarioDoc(probe, "explore-probe"),
                                   SeedRunOptions(spec, 1));
   for (const Op& op : r.history.ops()) {
     if (op.f != OpF::kRedis || op.type != OpType::kInvoke) continue;

@@ -304,7 +304,7 @@ RunResult RunSchedule(const VerifySpec& spec, const std::vector<Choice>& choices
   const ojson doc = DocOf(spec, choices);
   Scenario s;
   try {
-    s = ParseScenario(doc.dump(), "verify-" + spec.algorithm);
+    s = ParseScenarioDoc(doc, "verify-" + spec.algorithm);
   } catch (const InputError& e) {
     throw HarnessError("verify: a schedule the parser refuses: " + std::string(e.what()));
   }
@@ -438,7 +438,7 @@ VerifyFinding MakeFinding(const VerifySpec& spec, const std::vector<Choice>& cho
   auto run = [&](const ojson& doc) -> std::optional<RunResult> {
     Scenario s;
     try {
-      s = ParseScenario(doc.dump(), file);
+      s = ParseScenarioDoc(doc, file);
     } catch (const InputError&) {
       return std::nullopt;
     }

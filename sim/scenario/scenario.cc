@@ -336,8 +336,9 @@ json ParseJson(const std::string& text, const std::string& file) {
 
 }  // namespace
 
-Scenario ParseScenario(const std::string& text, const std::string& file) {
-  const json root = ParseJson(text, file);
+namespace {
+
+Scenario ParseScenarioJson(const json& root, const std::string& file) {
   Scenario s;
   s.file = file;
   ObjectReader top(root, "$", file,
@@ -387,6 +388,20 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
   }
   if (s.algorithm.empty() && !s.expect.empty()) s.algorithm = s.expect.begin()->second.algorithm;
   return s;
+}
+
+}  // namespace
+
+Scenario ParseScenario(const std::string& text, const std::string& file) {
+  return ParseScenarioJson(ParseJson(text, file), file);
+}
+
+Scenario ParseScenarioDoc(const nlohmann::ordered_json& doc, const std::string& file) {
+  // The values that parsing doc.dump() gives, without the text: each
+  // string, each double's bits, each integer's value (a non-negative one
+  // may be signed here and unsigned there; only an out-of-range one's
+  // message tells them apart).
+  return ParseScenarioJson(json(doc), file);
 }
 
 Scenario LoadScenario(const std::string& path) {

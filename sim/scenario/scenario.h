@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "lockimpls/lock.h"
 #include "sim/check/liveness.h"
 #include "sim/check/workload.h"
@@ -144,6 +146,9 @@ Scenario ForExpectation(const Scenario& s, const Expectation& x);
 Scenario LoadScenario(const std::string& path);
 // Validates scenario text; `file` is used in messages. Throws InputError.
 Scenario ParseScenario(const std::string& text, const std::string& file);
+// The same for a document already held as JSON, as explore and verify make
+// theirs: what ParseScenario(doc.dump(), file) gives, without the text.
+Scenario ParseScenarioDoc(const nlohmann::ordered_json& doc, const std::string& file);
 // The same scenario with every duration multiplied by `scale`. Throws
 // InputError naming `option` if a duration would overflow.
 Scenario Scaled(const Scenario& s, TimeScale scale, const std::string& option = "--time-scale");

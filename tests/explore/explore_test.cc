@@ -12,6 +12,7 @@
 #include <ostream>
 #include <string>
 
+#include "reports/run_json.h"
 #include "sim/core/errors.h"
 #include "sim/explore/explore.h"
 #include "sim/run/runner.h"
@@ -212,6 +213,23 @@ TEST(Explore, GeneratedScenariosParseAndOnlyUseTheFaultClassesAsked) {
       EXPECT_TRUE(f.type == FaultSpec::Type::kClock || f.type == FaultSpec::Type::kCrash);
     }
     EXPECT_EQ(doc.dump(), GenerateScenario(spec, seed).dump());
+  }
+}
+
+// Explore and verify read their generated documents without making text
+// of them (ParseScenarioDoc): every run is the run of the text's scenario.
+TEST(Explore, AGeneratedDocumentReadsAsItsTextDoes) {
+  for (const char* algorithm : {"set-nx-px", "redlock", "reentrant-watchdog", "watch-multi"}) {
+    const ExploreSpec spec = MakeExploreSpec(algorithm, FaultClasses());
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      const ojson doc = GenerateScenario(spec, seed);
+      RunOptions o = SeedRunOptions(spec, seed);
+      const std::string from_text =
+          ResultToJson(RunScenario(ParseScenario(doc.dump(), "g.json"), o), true).dump();
+      const std::string from_doc =
+          ResultToJson(RunScenario(ParseScenarioDoc(doc, "g.json"), o), true).dump();
+      EXPECT_EQ(from_doc, from_text) << algorithm << " seed " << seed;
+    }
   }
 }
 
