@@ -315,6 +315,15 @@ bool LuaScripting::CreateFunction(const std::string& body, std::string* sha, Rep
   // numbers in errors are the user's. Text only, as every chunk. Every
   // script runs from the cache, so the state made here serves them all.
   if (L_ == nullptr) Init();
+  if (auto kept = compiled_.find(body); kept != compiled_.end()) {
+    // Compiled for an earlier server of this state from the pool.
+    const ScriptStatePool::Compiled c = kept->second;
+    compiled_.erase(kept);
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, c.function_ref);
+    lua_setfield(L_, LUA_REGISTRYINDEX, ("f_" + *sha).c_str());
+    scripts_[*sha] = CachedScript{body, flags, c.function_ref, c.may_change_args};
+    return true;
+  }
   if (LoadText(L_, body.data() + shebang_len, body.size() - shebang_len, "@user_script") != 0) {
     *error = ErrorReplyFormat(std::string("Error compiling script (new function): ") +
                               lua_tostring(L_, -1));

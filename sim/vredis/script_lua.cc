@@ -564,6 +564,7 @@ void LuaScripting::Close() {
   if (L_ != nullptr && !GivePooled()) lua_close(L_);
   L_ = nullptr;
   poolable_ = false;
+  compiled_.clear();
 }
 
 bool LuaScripting::GivePooled() {
@@ -572,23 +573,30 @@ bool LuaScripting::GivePooled() {
       server_->script_memory_limit_ > 0 || pool->idle_.size() >= ScriptStatePool::kMaxIdle) {
     return false;
   }
-  // Its scripts are forgotten: a new server's cache is empty.
+  // A new server's cache is empty; the functions are kept (compiled_), up
+  // to kMaxCompiled of them.
   for (const auto& [sha, script] : scripts_) {
-    luaL_unref(L_, LUA_REGISTRYINDEX, script.function_ref);
     lua_pushnil(L_);
     lua_setfield(L_, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+    if (compiled_.size() < ScriptStatePool::kMaxCompiled) {
+      compiled_.emplace(script.body, ScriptStatePool::Compiled{script.function_ref,
+                                                               script.may_change_args});
+    } else {
+      luaL_unref(L_, LUA_REGISTRYINDEX, script.function_ref);
+    }
   }
   lua_setallocf(L_, &PooledAlloc, nullptr);
   pool->idle_.push_back({L_, globals_ref_, handler_ref_, keys_name_ref_, argv_name_ref_,
                          keys_tables_, argv_tables_, keys_installed_, argv_installed_,
-                         lua_bytes_});
+                         lua_bytes_, std::move(compiled_)});
+  compiled_.clear();
   return true;
 }
 
 bool LuaScripting::TakePooled() {
   ScriptStatePool* pool = server_->script_pool_;
   if (pool == nullptr || pool->idle_.empty() || server_->script_memory_limit_ > 0) return false;
-  const ScriptStatePool::Entry e = pool->idle_.back();
+  ScriptStatePool::Entry e = std::move(pool->idle_.back());
   pool->idle_.pop_back();
   L_ = e.L;
   lua_setallocf(L_, &LuaScripting::Alloc, this);
@@ -601,6 +609,7 @@ bool LuaScripting::TakePooled() {
   keys_installed_ = e.keys_installed;
   argv_installed_ = e.argv_installed;
   lua_bytes_ = e.bytes;
+  compiled_ = std::move(e.compiled);
   poolable_ = true;
   taken_ = true;
   return true;

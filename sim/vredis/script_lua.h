@@ -106,8 +106,9 @@ struct ScriptStateRefused {};
 // explore's shrinking runs. A state goes back only when every script
 // compiled in it leaves no trace (ScriptCode::may_leave_trace), it is not
 // in the middle of one, and no memory limit is set; its scripts are
-// forgotten (their functions unreferenced), and the next server's first
-// script takes it in place of a new one. What such scripts can see of it
+// forgotten by the server's cache (their functions are kept for a server
+// that compiles the same body: LuaScripting::compiled_), and the next
+// server's first script takes it in place of a new one. What such scripts can see of it
 // is what they would see of a new state: the globals and every table they
 // reach are read-only, math.random's generator is the server's own, the
 // KEYS and ARGV tables are refilled and the count hook set anew before
@@ -125,6 +126,11 @@ class ScriptStatePool {
 
  private:
   friend class LuaScripting;
+  // A script's function, compiled in a state that went back to the pool.
+  struct Compiled {
+    int function_ref;
+    bool may_change_args;
+  };
   // A state and LuaScripting's references into it.
   struct Entry {
     lua_State* L;
@@ -132,8 +138,10 @@ class ScriptStatePool {
     std::array<int, 8> keys_tables, argv_tables;
     int keys_installed, argv_installed;
     int64_t bytes;
+    std::unordered_map<std::string, Compiled> compiled;  // by body
   };
   static constexpr size_t kMaxIdle = 8;  // a run's nodes
+  static constexpr size_t kMaxCompiled = 16;  // a state's kept functions
   std::vector<Entry> idle_;
 };
 
@@ -226,6 +234,12 @@ class LuaScripting {
   // script compiled in it may leave a trace.
   bool poolable_ = false;
   bool taken_ = false;  // L_ came from the pool
+  // A state from the pool: the functions of the scripts it compiled for
+  // earlier servers, by body, not in this server's cache. A script's
+  // function has no upvalues and the globals for its environment (a script
+  // that leaves no trace assigns none), so it is the function compiling
+  // the body again would make; CreateFunction takes it instead.
+  std::unordered_map<std::string, ScriptStatePool::Compiled> compiled_;
   int globals_ref_ = 0;  // the real globals table, behind its read-only proxy
   int handler_ref_ = 0;  // __redis__err__handler
   std::unordered_map<std::string, CachedScript> scripts_;  // by lower-case sha1

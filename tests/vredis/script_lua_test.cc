@@ -127,7 +127,8 @@ TEST(ScanScriptTest, FindsEveryScriptThatCouldTellAStateThatRanOthersFromANewOne
 
 // A server gives its Lua state back to the pool it was given, with its
 // scripts forgotten; the next server's first script takes it, and sees
-// what a new state would show: an empty cache, math.random from the start.
+// what a new state would show: an empty cache, math.random from the start,
+// each script compiled (or its function kept from before) and cached.
 TEST(ScriptStatePoolTest, AServerGivesItsStateBackAndTheNextOneSeesItAsNew) {
   const std::string cad =
       "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) "
@@ -158,8 +159,14 @@ TEST(ScriptStatePoolTest, AServerGivesItsStateBackAndTheNextOneSeesItAsNew) {
     EXPECT_EQ(b.Execute({"EVALSHA", sha, "1", "k", "v"}, kT0).str.rfind("NOSCRIPT", 0), 0u);
     EXPECT_EQ(b.Execute({"EVAL", random, "0"}, kT0), first_random);
     EXPECT_EQ(pool.idle(), 0u);  // b took it
+    // The function a compiled for the same body serves b, under b's cache.
     b.Execute({"SET", "k", "v"}, kT0);
     EXPECT_TRUE(b.Execute({"EVAL", cad, "1", "k", "v"}, kT0).IsInteger(1));
+    EXPECT_EQ(b.Execute({"SCRIPT", "EXISTS", sha}, kT0),
+              Reply::Array(std::vector<Reply>{Reply::Integer(1)}));
+    b.Execute({"SET", "k", "w"}, kT0);
+    EXPECT_TRUE(b.Execute({"EVALSHA", sha, "1", "k", "v"}, kT0).IsInteger(0));
+    EXPECT_TRUE(b.Execute({"EVALSHA", sha, "1", "k", "w"}, kT0).IsInteger(1));
     EXPECT_TRUE(b.Execute({"SCRIPT", "FLUSH"}, kT0).IsOk());  // gives it back at once
     EXPECT_EQ(pool.idle(), 1u);
     EXPECT_TRUE(b.Execute({"EVAL", cad, "1", "k", "v"}, kT0).IsInteger(0));
