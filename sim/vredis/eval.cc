@@ -342,6 +342,7 @@ bool LuaScripting::CreateFunction(const std::string& body, std::string* sha, Rep
     // It could tell a state that ran other servers' scripts from a new one.
     if (taken_) {
       lua_pop(L_, 1);
+      server_->script_pool_->refused_ = true;
       throw ScriptStateRefused{};
     }
     poolable_ = false;

@@ -556,6 +556,8 @@ void* PooledAlloc(void*, void* ptr, size_t, size_t new_size) {
 }
 }  // namespace
 
+ScriptStatePool::ScriptStatePool() { idle_.reserve(kMaxIdle); }
+
 ScriptStatePool::~ScriptStatePool() {
   for (const Entry& e : idle_) lua_close(e.L);
 }
@@ -569,33 +571,47 @@ void LuaScripting::Close() {
 
 bool LuaScripting::GivePooled() {
   ScriptStatePool* pool = server_->script_pool_;
-  if (pool == nullptr || !poolable_ || running_ || lua_gettop(L_) != 0 ||
+  if (pool == nullptr || pool->refused_ || !poolable_ || running_ || lua_gettop(L_) != 0 ||
       server_->script_memory_limit_ > 0 || pool->idle_.size() >= ScriptStatePool::kMaxIdle) {
     return false;
   }
-  // A new server's cache is empty; the functions are kept (compiled_), up
-  // to kMaxCompiled of them.
-  for (const auto& [sha, script] : scripts_) {
-    lua_pushnil(L_);
-    lua_setfield(L_, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
-    if (compiled_.size() < ScriptStatePool::kMaxCompiled) {
-      compiled_.emplace(script.body, ScriptStatePool::Compiled{script.function_ref,
-                                                               script.may_change_args});
-    } else {
-      luaL_unref(L_, LUA_REGISTRYINDEX, script.function_ref);
+  ScriptStatePool::Entry e{L_, globals_ref_, handler_ref_, keys_name_ref_, argv_name_ref_,
+                           lua_bytes_, {}};
+  try {
+    // A new server's cache is empty; the functions are kept, up to
+    // kMaxCompiled of them.
+    e.compiled = std::move(compiled_);
+    for (const auto& [sha, script] : scripts_) {
+      lua_pushnil(L_);
+      lua_setfield(L_, LUA_REGISTRYINDEX, ("f_" + sha).c_str());
+      if (e.compiled.size() < ScriptStatePool::kMaxCompiled) {
+        e.compiled.emplace(script.body, ScriptStatePool::Compiled{script.function_ref,
+                                                                  script.may_change_args});
+      }
+    }
+  } catch (...) {  // out of memory: the state is closed instead
+    return false;
+  }
+  // The KEYS and ARGV tables kept for reuse go: what a script did to one
+  // (keys removed and put back) can leave it laid out otherwise than a new
+  // one, which pairs() would show. The next server makes its own.
+  for (ArgTables* tables : {&keys_tables_, &argv_tables_}) {
+    for (int& ref : *tables) {
+      luaL_unref(L_, LUA_REGISTRYINDEX, ref);
+      ref = LUA_NOREF;
     }
   }
   lua_setallocf(L_, &PooledAlloc, nullptr);
-  pool->idle_.push_back({L_, globals_ref_, handler_ref_, keys_name_ref_, argv_name_ref_,
-                         keys_tables_, argv_tables_, keys_installed_, argv_installed_,
-                         lua_bytes_, std::move(compiled_)});
-  compiled_.clear();
+  pool->idle_.push_back(std::move(e));  // no allocation: reserved
   return true;
 }
 
 bool LuaScripting::TakePooled() {
   ScriptStatePool* pool = server_->script_pool_;
-  if (pool == nullptr || pool->idle_.empty() || server_->script_memory_limit_ > 0) return false;
+  if (pool == nullptr || pool->idle_.empty() || pool->refused_ ||
+      server_->script_memory_limit_ > 0) {
+    return false;
+  }
   ScriptStatePool::Entry e = std::move(pool->idle_.back());
   pool->idle_.pop_back();
   L_ = e.L;
@@ -604,10 +620,9 @@ bool LuaScripting::TakePooled() {
   handler_ref_ = e.handler_ref;
   keys_name_ref_ = e.keys_name_ref;
   argv_name_ref_ = e.argv_name_ref;
-  keys_tables_ = e.keys_tables;
-  argv_tables_ = e.argv_tables;
-  keys_installed_ = e.keys_installed;
-  argv_installed_ = e.argv_installed;
+  keys_tables_.fill(LUA_NOREF);  // as a new state's: see GivePooled
+  argv_tables_.fill(LUA_NOREF);
+  keys_installed_ = argv_installed_ = LUA_NOREF;
   lua_bytes_ = e.bytes;
   compiled_ = std::move(e.compiled);
   poolable_ = true;
@@ -622,6 +637,11 @@ void* LuaScripting::Alloc(void* ud, void* ptr, size_t old_size, size_t new_size)
     self->lua_bytes_ -= static_cast<int64_t>(old_size);
     return nullptr;
   }
+  // Only a stack overflow grows Lua's call-info array past 16 384 entries
+  // (it doubles from 8, and fails past 20 000); after one, the array's size
+  // and so the depth of the next overflow depend on what ran before. A
+  // state that made so large an allocation is not handed on.
+  if (new_size > kLargestHandedOn) self->poolable_ = false;
   const int64_t limit = self->server_->script_memory_limit_;
   const int64_t growth = static_cast<int64_t>(new_size) - static_cast<int64_t>(old_size);
   if (growth > 0 && limit > 0 && self->lua_bytes_ + growth > limit) return nullptr;

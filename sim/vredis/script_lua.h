@@ -112,13 +112,16 @@ struct ScriptStateRefused {};
 // is what they would see of a new state: the globals and every table they
 // reach are read-only, math.random's generator is the server's own, the
 // KEYS and ARGV tables are refilled and the count hook set anew before
-// every run. A script that may leave a trace could see the difference: if
-// one is compiled into a state from the pool, the server throws
-// ScriptStateRefused, and RunScenario makes the run again without the
-// pool. One pool per thread.
+// every run; the KEYS and ARGV tables a server kept for reuse are let go
+// with its scripts, and a state that grew past what only a stack overflow
+// grows it to is not handed on (the depth of the next overflow would
+// depend on it). A script that may leave a trace could see the difference:
+// if one is compiled into a state from the pool, the server throws
+// ScriptStateRefused, RunScenario makes the run again without the pool,
+// and the pool lends no more. One pool per thread.
 class ScriptStatePool {
  public:
-  ScriptStatePool() = default;
+  ScriptStatePool();
   ~ScriptStatePool();
   ScriptStatePool(const ScriptStatePool&) = delete;
   ScriptStatePool& operator=(const ScriptStatePool&) = delete;
@@ -135,14 +138,15 @@ class ScriptStatePool {
   struct Entry {
     lua_State* L;
     int globals_ref, handler_ref, keys_name_ref, argv_name_ref;
-    std::array<int, 8> keys_tables, argv_tables;
-    int keys_installed, argv_installed;
     int64_t bytes;
     std::unordered_map<std::string, Compiled> compiled;  // by body
   };
   static constexpr size_t kMaxIdle = 8;  // a run's nodes
   static constexpr size_t kMaxCompiled = 16;  // a state's kept functions
   std::vector<Entry> idle_;
+  // A script refused a state from the pool (ScriptStateRefused): this
+  // thread's runs send one, and each would be made twice. No more lending.
+  bool refused_ = false;
 };
 
 class LuaScripting {
@@ -272,6 +276,8 @@ class LuaScripting {
   // The Lua state's allocator (ud: this): realloc, counting the bytes held,
   // refusing to grow past VirtualRedis::SetScriptMemoryLimit.
   static void* Alloc(void* ud, void* ptr, size_t old_size, size_t new_size);
+  // 16 384 of Lua 5.1's 40-byte CallInfo (lstate.h; amd64): see Alloc.
+  static constexpr size_t kLargestHandedOn = 16384 * 40;
   int64_t lua_bytes_ = 0;
   int64_t script_instructions_ = 0;
   int64_t script_dirty_at_start_ = 0;

@@ -174,6 +174,46 @@ TEST(ScriptStatePoolTest, AServerGivesItsStateBackAndTheNextOneSeesItAsNew) {
   EXPECT_EQ(pool.idle(), 1u);
 }
 
+// What a server's scripts did to the Lua state that a later server's could
+// see goes with it: the KEYS table kept for reuse, laid out otherwise than a
+// new one after its keys were removed and put back (pairs() shows it), and
+// a state that overflowed Lua's call stack, whose next overflow would come
+// at another depth.
+TEST(ScriptStatePoolTest, NothingAScriptDidToTheStateReachesTheNextServer) {
+  const std::string shuffle =
+      "KEYS[1] = nil; KEYS[2] = nil; "
+      "for _, k in ipairs({'a', 'b', 'c', 'd', 'e'}) do KEYS[k] = 1 end "
+      "for _, k in ipairs({'a', 'b', 'c', 'd', 'e'}) do KEYS[k] = nil end "
+      "KEYS[1] = 'x'; KEYS[2] = 'y'; return 1";
+  const std::string order = "local t = {} for k in pairs(KEYS) do t[#t + 1] = k end return t";
+  Reply fresh;
+  {
+    VirtualRedis own;
+    fresh = own.Execute({"EVAL", order, "2", "k1", "k2"}, kT0);
+  }
+  ScriptStatePool pool;
+  {
+    VirtualRedis a;
+    a.SetScriptStatePool(&pool);
+    EXPECT_TRUE(a.Execute({"EVAL", shuffle, "2", "k1", "k2"}, kT0).IsInteger(1));
+  }
+  ASSERT_EQ(pool.idle(), 1u);
+  {
+    VirtualRedis b;
+    b.SetScriptStatePool(&pool);
+    EXPECT_EQ(b.Execute({"EVAL", order, "2", "k1", "k2"}, kT0), fresh);
+  }
+  ASSERT_EQ(pool.idle(), 1u);
+  {
+    VirtualRedis c;
+    c.SetScriptStatePool(&pool);
+    const Reply r = c.Execute(
+        {"EVAL", "local function f() return f() + 1 end return pcall(f)", "0"}, kT0);
+    EXPECT_EQ(r.type, Reply::Type::kNil) << r.str;  // false: the overflow was caught
+  }
+  EXPECT_EQ(pool.idle(), 0u);
+}
+
 // A state where a script that could tell ran is closed, not given back; a
 // server with a memory limit neither takes nor gives one; and such a script
 // compiled into a state from the pool is refused (RunScenario runs again
