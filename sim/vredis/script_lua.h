@@ -100,25 +100,21 @@ std::string DumpChunk(lua_State* L);
 struct ScriptStateRefused {};
 
 // Lua states handed on from the servers of one run to those of the next
-// (explore's workers, which run scenarios one after another, each with
-// servers of its own). Making a state (scriptingInit) was four tenths of a
-// short run of a lock that releases by script, which is most of what
-// explore's shrinking runs. A state goes back only when every script
-// compiled in it leaves no trace (ScriptCode::may_leave_trace), it is not
-// in the middle of one, and no memory limit is set; its scripts are
-// forgotten by the server's cache (their functions are kept for a server
-// that compiles the same body: LuaScripting::compiled_), and the next
-// server's first script takes it in place of a new one. What such scripts can see of it
-// is what they would see of a new state: the globals and every table they
-// reach are read-only, math.random's generator is the server's own, the
-// KEYS and ARGV tables are refilled and the count hook set anew before
-// every run; the KEYS and ARGV tables a server kept for reuse are let go
-// with its scripts, and a state that grew past what only a stack overflow
-// grows it to is not handed on (the depth of the next overflow would
-// depend on it). A script that may leave a trace could see the difference:
-// if one is compiled into a state from the pool, the server throws
-// ScriptStateRefused, RunScenario makes the run again without the pool,
-// and the pool lends no more. One pool per thread.
+// run on the same thread (explore's, search's and verify's workers). Making
+// a state (scriptingInit) was four tenths of explore's time: most of its
+// runs are its shrinking's, short, each with servers of its own.
+//
+// A server gives its state back when every script compiled in it leaves no
+// trace (ScriptCode::may_leave_trace), none is running, no memory limit is
+// set, and the state never grew as only a Lua stack overflow grows it (the
+// depth of the next overflow would depend on it). Its cache is forgotten
+// (the functions are kept: LuaScripting::compiled_), its KEYS and ARGV
+// tables are let go, and the next server's first script takes it. Such
+// scripts see what a new state would show: what they reach is read-only,
+// the server's own (math.random) or set anew before each run (KEYS, ARGV,
+// the count hook). A script that may leave a trace, compiled into a state
+// from the pool, throws ScriptStateRefused: RunScenario makes the run again
+// without the pool, which lends no more. One pool per thread.
 class ScriptStatePool {
  public:
   ScriptStatePool();
