@@ -197,16 +197,13 @@ class ScriptScanner {
 
   // The globals through which a script reaches nothing of its Lua state
   // that a state that ran other scripts would show differently (see
-  // ScriptCode::may_leave_trace).
+  // ScriptCode::may_leave_trace): KEYS, ARGV and those above, but the
+  // collector (collectgarbage, gcinfo), weak tables (setmetatable) and
+  // cjson's settings.
   static bool LeavesNoTrace(std::string_view name) {
-    static constexpr std::string_view kNames[] = {
-        "ARGV", "KEYS", "_VERSION", "assert", "bit", "coroutine", "error", "getmetatable",
-        "ipairs", "math", "next", "pairs", "pcall", "rawequal", "rawget", "rawset", "redis",
-        "select", "string", "table", "tonumber", "tostring", "type", "unpack", "xpcall"};
-    for (std::string_view n : kNames) {
-      if (n == name) return true;
-    }
-    return false;
+    if (name == "KEYS" || name == "ARGV") return true;
+    return SharesNoArgs(name) && name != "collectgarbage" && name != "gcinfo" &&
+           name != "setmetatable" && name != "cjson";
   }
 
   void Skip(size_t n) {
