@@ -87,14 +87,14 @@ class FaultParser {
 
  private:
   // Which fields each fault takes: anything else is a mistake worth naming.
-  void Allowed(std::initializer_list<const char*> fields) {
-    static const char* kCommon[] = {"type", "at", "on", "note"};
-    for (const auto& item : j_.items()) {
-      const std::string& key = item.key();
-      bool ok = std::find_if(std::begin(kCommon), std::end(kCommon),
-                             [&](const char* c) { return key == c; }) != std::end(kCommon);
-      for (const char* a : fields) ok = ok || key == a;
-      if (!ok) r_.Fail(r_.Path(key), "not a field of a " + type_ + " fault");
+  void Allowed(std::initializer_list<std::string_view> fields) {
+    static constexpr std::string_view kCommon[] = {"type", "at", "on", "note"};
+    for (auto it = j_.begin(); it != j_.end(); ++it) {
+      const std::string& key = it.key();
+      if (std::find(std::begin(kCommon), std::end(kCommon), key) == std::end(kCommon) &&
+          std::find(fields.begin(), fields.end(), key) == fields.end()) {
+        r_.Fail(r_.Path(key), "not a field of a " + type_ + " fault");
+      }
     }
   }
 

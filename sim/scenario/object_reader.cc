@@ -16,7 +16,7 @@ std::string TypeName(const json& j) {
   }
 }
 
-Nanos SignedDuration(const ObjectReader& r, const std::string& key) {
+Nanos SignedDuration(const ObjectReader& r, std::string_view key) {
   const json& v = r.Get(key);
   if (!v.is_string()) {
     r.Fail(r.Path(key), "expected a duration string such as \"-2s\" or \"+500ms\", got " +

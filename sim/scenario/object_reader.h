@@ -9,8 +9,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
-#include <vector>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -19,7 +20,11 @@
 
 namespace locksim {
 
-using json = nlohmann::json;
+// The scenario's JSON as it was written: a reader looks fields up by name,
+// and an ordered object is what explore builds its documents as, so they
+// are read without a copy. An error names the first bad field in the
+// document's order.
+using json = nlohmann::ordered_json;
 
 // "a string", "an array", ...: for messages.
 std::string TypeName(const json& j);
@@ -28,63 +33,65 @@ std::string TypeName(const json& j);
 // unknown (misspelt) field is an error rather than silently ignored.
 class ObjectReader {
  public:
+  // `fields`: the names the object may have (read here, not kept).
   ObjectReader(const json& j, std::string path, const std::string& file,
-               std::vector<std::string> fields)
-      : j_(j), path_(std::move(path)), file_(file), fields_(std::move(fields)) {
+               std::initializer_list<std::string_view> fields)
+      : j_(j), path_(std::move(path)), file_(file) {
     if (!j_.is_object()) Fail(path_, "expected an object, got " + TypeName(j_));
-    for (const auto& [key, value] : j_.items()) {
-      if (std::find(fields_.begin(), fields_.end(), key) == fields_.end()) {
+    for (auto it = j_.begin(); it != j_.end(); ++it) {
+      if (std::find(fields.begin(), fields.end(), it.key()) == fields.end()) {
         std::string known;
-        for (const std::string& f : fields_) known += (known.empty() ? "" : ", ") + f;
-        Fail(Path(key), "unknown field (expected one of: " + known + ")");
+        for (std::string_view f : fields) (known += known.empty() ? "" : ", ") += f;
+        Fail(Path(it.key()), "unknown field (expected one of: " + known + ")");
       }
     }
   }
 
-  bool Has(const std::string& key) const { return j_.contains(key); }
-  const json& Get(const std::string& key) const { return j_.at(key); }
-  std::string Path(const std::string& key) const { return path_ + "." + key; }
+  bool Has(std::string_view key) const { return j_.contains(key); }
+  const json& Get(std::string_view key) const { return j_.at(key); }
+  std::string Path(std::string_view key) const { return (path_ + ".").append(key); }
 
   [[noreturn]] void Fail(const std::string& path, const std::string& what) const {
     throw InputError(file_ + ": " + path + ": " + what);
   }
 
-  const json* Find(const std::string& key, bool required) const {
-    if (!j_.contains(key)) {
+  const json* Find(std::string_view key, bool required) const {
+    const auto it = j_.find(key);
+    if (it == j_.end()) {
       if (required) Fail(Path(key), "required field is missing");
       return nullptr;
     }
-    return &j_.at(key);
+    return &*it;
   }
 
-  void String(const std::string& key, std::string* out, bool required = false) const {
+  void String(std::string_view key, std::string* out, bool required = false) const {
     if (const json* v = Find(key, required)) {
       if (!v->is_string()) Fail(Path(key), "expected a string, got " + TypeName(*v));
-      *out = v->get<std::string>();
+      *out = v->get_ref<const std::string&>();
     }
   }
 
-  void Duration(const std::string& key, Nanos* out, bool required = false) const {
+  void Duration(std::string_view key, Nanos* out, bool required = false) const {
     if (const json* v = Find(key, required)) {
       if (!v->is_string()) {
         Fail(Path(key), "expected a duration string such as \"250ms\", got " +
                             TypeName(*v));
       }
       std::string error;
-      auto d = ParseDuration(v->get<std::string>(), &error);
+      auto d = ParseDuration(v->get_ref<const std::string&>(), &error);
       if (!d) Fail(Path(key), error);
       *out = *d;
     }
   }
 
-  void Bool(const std::string& key, bool* out, bool required = false) const {
+  void Bool(std::string_view key, bool* out, bool required = false) const {
     if (const json* v = Find(key, required)) {
       if (!v->is_boolean()) Fail(Path(key), "expected true or false, got " + TypeName(*v));
       *out = v->get<bool>();
     }
   }
 
-  void Integer(const std::string& key, int64_t* out, int64_t min, int64_t max,
+  void Integer(std::string_view key, int64_t* out, int64_t min, int64_t max,
                bool required = false) const {
     if (const json* v = Find(key, required)) {
       if (!v->is_number_integer()) {
@@ -102,13 +109,14 @@ class ObjectReader {
     }
   }
 
-  void Array(const std::string& key,
+  void Array(std::string_view key,
              const std::function<void(const json&, const std::string&)>& each,
              bool required = false) const {
     if (const json* v = Find(key, required)) {
       if (!v->is_array()) Fail(Path(key), "expected an array, got " + TypeName(*v));
+      const std::string path = Path(key);
       for (size_t i = 0; i < v->size(); ++i) {
-        each((*v)[i], Path(key) + "[" + std::to_string(i) + "]");
+        each((*v)[i], path + "[" + std::to_string(i) + "]");
       }
     }
   }
@@ -117,11 +125,10 @@ class ObjectReader {
   const json& j_;
   std::string path_;
   const std::string& file_;
-  std::vector<std::string> fields_;
 };
 
 // "+2s", "-500ms" or "2s" at `key`: a duration with an optional sign.
-Nanos SignedDuration(const ObjectReader& r, const std::string& key);
+Nanos SignedDuration(const ObjectReader& r, std::string_view key);
 
 }  // namespace locksim
 

@@ -346,8 +346,8 @@ Scenario ParseScenarioJson(const json& root, const std::string& file) {
                     "duration", "real_time_scale", "nodes", "network", "redis", "lock", "workload",
                     "clients", "faults", "choices", "liveness", "expect"});
   ParseHeader(top, file, &s);
-  auto section = [&](const char* key, std::vector<std::string> fields) {
-    return ObjectReader(top.Get(key), top.Path(key), file, std::move(fields));
+  auto section = [&](const char* key, std::initializer_list<std::string_view> fields) {
+    return ObjectReader(top.Get(key), top.Path(key), file, fields);
   };
   if (top.Has("network")) s.network = ParseNetwork(section("network", {"latency", "timeout"}), file);
   if (top.Has("redis")) {
@@ -397,11 +397,10 @@ Scenario ParseScenario(const std::string& text, const std::string& file) {
 }
 
 Scenario ParseScenarioDoc(const nlohmann::ordered_json& doc, const std::string& file) {
-  // The values that parsing doc.dump() gives, without the text: each
-  // string, each double's bits, each integer's value (a non-negative one
-  // may be signed here and unsigned there; only an out-of-range one's
-  // message tells them apart).
-  return ParseScenarioJson(json(doc), file);
+  // The document as parsing doc.dump() gives it, without the text. Only an
+  // integer can differ: a non-negative one may be signed here and unsigned
+  // there, which only an out-of-range one's message tells apart.
+  return ParseScenarioJson(doc, file);
 }
 
 Scenario LoadScenario(const std::string& path) {

@@ -61,6 +61,18 @@ TEST(ScenarioTest, UnknownFieldNamesItsPath) {
             "iterations, threads, hold, think, reenter)");
 }
 
+TEST(ScenarioTest, OfSeveralMistakesTheFirstInTheFileIsNamed) {
+  // The reader keeps the document's order: "zeta" comes before "alpha" here.
+  EXPECT_EQ(ErrorOf(Valid("\"hold\": \"100ms\"", "\"zeta\": 1, \"alpha\": 2")),
+            "s.json: $.clients[0].zeta: unknown field (expected one of: name, start, "
+            "iterations, threads, hold, think, reenter)");
+  EXPECT_EQ(ErrorOf(Valid("\"duration\": \"10s\",", "\"duration\": \"10s\", \"zz\": 1, "
+                                                     "\"aa\": 2,")),
+            "s.json: $.zz: unknown field (expected one of: name, description, source, "
+            "algorithm, seed, duration, real_time_scale, nodes, network, redis, lock, workload, "
+            "clients, faults, choices, liveness, expect)");
+}
+
 TEST(ScenarioTest, WrongTypeNamesItsPathAndTheExpectedType) {
   EXPECT_EQ(ErrorOf(Valid("\"ttl\": \"1s\"", "\"ttl\": 1000")),
             "s.json: $.lock.ttl: expected a duration string such as \"250ms\", got a number");
