@@ -45,14 +45,14 @@ std::optional<Nanos> ParseDuration(std::string_view text, std::string* error) {
                                     {"h", 3600000000000},
                                     {"m", 60000000000},
                                     {"s", 1000000000}};
-  const std::string quoted = "\"" + std::string(text) + "\"";
+  auto quoted = [&] { return "\"" + std::string(text) + "\""; };  // for a message only
   if (!text.empty() && text[0] == '-') {
-    *error = "negative duration " + quoted;
+    *error = "negative duration " + quoted();
     return std::nullopt;
   }
   auto malformed = [&]() -> std::optional<Nanos> {
     *error = "expected a duration such as \"250ms\", \"1.5s\" or \"1m30s\" "
-             "(units ns, us, ms, s, m, h), got " + quoted;
+             "(units ns, us, ms, s, m, h), got " + quoted();
     return std::nullopt;
   };
   if (text.empty()) return malformed();
@@ -82,12 +82,12 @@ std::optional<Nanos> ParseDuration(std::string_view text, std::string* error) {
     __int128 pow10 = 1;
     for (int i = 0; i < digits; ++i) pow10 *= 10;
     if (part % pow10 != 0) {
-      *error = "duration " + quoted + " is not a whole number of nanoseconds";
+      *error = "duration " + quoted() + " is not a whole number of nanoseconds";
       return std::nullopt;
     }
     total += part / pow10;
     if (total > INT64_MAX / 4) {
-      *error = "duration " + quoted + " is too large";
+      *error = "duration " + quoted() + " is too large";
       return std::nullopt;
     }
     rest.remove_prefix(digits_end + unit->suffix.size());
