@@ -349,7 +349,8 @@ class VirtualRedis {
   void PersistenceCron();
 
   // The keyspace. Hash-map order never reaches a reply: commands that list
-  // keys are not modelled, and active expiry samples `expires_` by index.
+  // keys are not modelled, and active expiry walks or samples `expires_` by
+  // index.
   std::unordered_map<std::string, Object> db_;
   // The keys with a TTL, for random sampling: each its key and object in
   // db_ (whose elements never move while they exist), and the object knows
