@@ -249,13 +249,16 @@ ScriptCode ScanScript(lua_State* L) { return ScriptScanner(L).Scan(); }
 // ---------------------------------------------------------------------------
 
 bool LuaScripting::CreateFunction(const std::string& body, std::string* sha, Reply* error) {
-  auto memo = sha_memo_.find(body);
-  if (memo != sha_memo_.end()) {
+  // With a pool, its memo: the bodies an earlier run's servers hashed.
+  std::unordered_map<std::string, std::string>& shas =
+      server_->script_pool_ != nullptr ? server_->script_pool_->sha_memo_ : sha_memo_;
+  auto memo = shas.find(body);
+  if (memo != shas.end()) {
     *sha = memo->second;
   } else {
     *sha = Sha1Hex(body);
-    if (sha_memo_.size() >= kShaMemoMax) sha_memo_.clear();
-    sha_memo_.emplace(body, *sha);
+    if (shas.size() >= kShaMemoMax) shas.clear();
+    shas.emplace(body, *sha);
   }
   if (scripts_.count(*sha) != 0) return true;
 

@@ -143,6 +143,9 @@ class ScriptStatePool {
   // A script refused a state from the pool (ScriptStateRefused): this
   // thread's runs send one, and each would be made twice. No more lending.
   bool refused_ = false;
+  // The servers' SHA-1 memo (LuaScripting::sha_memo_), shared by the
+  // thread's runs: each run's servers hash the same bodies.
+  std::unordered_map<std::string, std::string> sha_memo_;
 };
 
 class LuaScripting {
