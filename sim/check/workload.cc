@@ -135,24 +135,34 @@ WorkloadEffect CheckLimiter(const History& history, int64_t limit, Nanos window,
     int64_t count = 0;
   };
   std::vector<Admission> admitted;  // in the order of their answers
-  std::map<int, Nanos> asked;       // actor -> its pending request's time
+  // By actor: small integers, looked up for every op (three std::maps were
+  // three tree lookups an op).
+  struct PerActor {
+    Nanos asked{0};            // its pending request's time
+    bool incr_pending = false;
+    bool expire_owed = false;  // INCR returned 1, no EXPIRE yet
+  };
+  std::vector<PerActor> actors;
+  auto of = [&actors](int actor) -> PerActor& {
+    if (actors.size() <= static_cast<size_t>(actor)) actors.resize(static_cast<size_t>(actor) + 1);
+    return actors[static_cast<size_t>(actor)];
+  };
   int64_t refused = 0;
-  std::map<int, bool> expire_owed;  // actor -> INCR returned 1, no EXPIRE yet
-  std::map<int, bool> incr_pending;
   for (const Op& op : history.ops()) {
-    if (op.f == OpF::kAdmit && op.type == OpType::kInvoke) asked[op.actor] = op.time;
+    if (op.f == OpF::kAdmit && op.type == OpType::kInvoke) of(op.actor).asked = op.time;
     if (op.f == OpF::kAdmit && op.type == OpType::kOk) {
-      admitted.push_back({asked[op.actor], op.time, history.number(op)});
+      admitted.push_back({of(op.actor).asked, op.time, history.number(op)});
     }
     if (op.f == OpF::kAdmit && op.type == OpType::kFail) ++refused;
     if (op.f != OpF::kRedis) continue;
+    PerActor& a = of(op.actor);
     if (op.type == OpType::kInvoke) {
       const std::string_view name = history.command(op).name();
-      incr_pending[op.actor] = CommandNameIs(name, "INCR");
-      if (CommandNameIs(name, "EXPIRE")) expire_owed[op.actor] = false;
-    } else if (incr_pending[op.actor]) {
-      incr_pending[op.actor] = false;
-      if (history.reply(op).IsInteger(1)) expire_owed[op.actor] = true;
+      a.incr_pending = CommandNameIs(name, "INCR");
+      if (CommandNameIs(name, "EXPIRE")) a.expire_owed = false;
+    } else if (a.incr_pending) {
+      a.incr_pending = false;
+      if (history.reply(op).IsInteger(1)) a.expire_owed = true;
     }
   }
   // A window opens with the admission that counted 1 (it ran no earlier
@@ -186,10 +196,11 @@ WorkloadEffect CheckLimiter(const History& history, int64_t limit, Nanos window,
                           Plural(static_cast<int64_t>(admitted.size()), "admitted") + ", " +
                           std::to_string(refused) + " refused)");
   }
-  for (const auto& [actor, owed] : expire_owed) {
-    if (!owed) continue;
+  for (size_t actor = 0; actor < actors.size(); ++actor) {
+    if (!actors[actor].expire_owed) continue;
     e.holds = false;
-    e.sentences.push_back("the counter was left without a TTL by " + history.name(actor) +
+    e.sentences.push_back("the counter was left without a TTL by " +
+                          history.name(static_cast<int>(actor)) +
                           ": every later request is refused for ever");
   }
   return e;
