@@ -209,8 +209,10 @@ class StableTable {
   StableTable(StableTable&& other) noexcept
       : chunks_(std::move(other.chunks_)), size_(std::exchange(other.size_, 0)) {}
   StableTable& operator=(StableTable&& other) noexcept {
-    chunks_ = std::move(other.chunks_);
-    size_ = std::exchange(other.size_, 0);
+    if (this != &other) {
+      chunks_ = std::move(other.chunks_);
+      size_ = std::exchange(other.size_, 0);
+    }
     return *this;
   }
   StableTable(const StableTable& other) {
