@@ -63,14 +63,32 @@ class Shrinker {
     doc_["duration"] = FormatDuration(std::chrono::ceil<milliseconds>(longer));
   }
 
-  // Keeps `candidate` if it still shows the violation.
-  bool Try(const ojson& candidate) {
+  // Whether `candidate` still shows the violation: one run of the budget.
+  bool Shows(const ojson& candidate) {
     if (Exhausted()) return false;
     ++stats_->runs;
     if (!keeps_(candidate)) return false;
     ++stats_->accepted;
+    return true;
+  }
+
+  // Keeps `candidate` if it still shows the violation.
+  bool Try(const ojson& candidate) {
+    if (!Shows(candidate)) return false;
     doc_ = candidate;
     return true;
+  }
+
+  // Keeps the document with the value at `where` replaced by `value` if it
+  // still shows the violation; else puts the old value back. Changed in
+  // place: a copy of the whole document per candidate was a twentieth of
+  // explore (callgrind).
+  bool TryValue(const ojson::json_pointer& where, ojson value) {
+    ojson& slot = doc_[where];
+    std::swap(slot, value);
+    if (Shows(doc_)) return true;
+    std::swap(slot, value);
+    return false;
   }
 
   void DropFaults() {
@@ -214,21 +232,7 @@ class Shrinker {
     std::string error;
     const std::optional<Nanos> value = ParseDuration(text, &error);
     if (!value || *value <= field.floor) return;
-    // The candidate is the document with this one value changed: changed
-    // in place and put back unless kept (a copy of the whole document per
-    // candidate was a twentieth of explore, callgrind).
-    auto attempt = [&](Nanos d) {
-      if (Exhausted()) return false;
-      ojson& slot = doc_[field.where];
-      ojson kept = std::exchange(slot, Format(d, sign));
-      ++stats_->runs;
-      if (keeps_(doc_)) {
-        ++stats_->accepted;
-        return true;
-      }
-      slot = std::move(kept);
-      return false;
-    };
+    auto attempt = [&](Nanos d) { return TryValue(field.where, Format(d, sign)); };
     if (attempt(field.floor)) return;
     // Down to within 1/16 of the value kept (and 1ms): close enough to
     // read, and a handful of runs per field.

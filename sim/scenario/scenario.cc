@@ -336,9 +336,7 @@ json ParseJson(const std::string& text, const std::string& file) {
 
 }  // namespace
 
-namespace {
-
-Scenario ParseScenarioJson(const json& root, const std::string& file) {
+Scenario ParseScenarioDoc(const json& root, const std::string& file) {
   Scenario s;
   s.file = file;
   ObjectReader top(root, "$", file,
@@ -390,17 +388,8 @@ Scenario ParseScenarioJson(const json& root, const std::string& file) {
   return s;
 }
 
-}  // namespace
-
 Scenario ParseScenario(const std::string& text, const std::string& file) {
-  return ParseScenarioJson(ParseJson(text, file), file);
-}
-
-Scenario ParseScenarioDoc(const nlohmann::ordered_json& doc, const std::string& file) {
-  // The document as parsing doc.dump() gives it, without the text. Only an
-  // integer can differ: a non-negative one may be signed here and unsigned
-  // there, which only an out-of-range one's message tells apart.
-  return ParseScenarioJson(doc, file);
+  return ParseScenarioDoc(ParseJson(text, file), file);
 }
 
 Scenario LoadScenario(const std::string& path) {

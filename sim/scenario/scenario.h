@@ -147,7 +147,8 @@ Scenario LoadScenario(const std::string& path);
 // Validates scenario text; `file` is used in messages. Throws InputError.
 Scenario ParseScenario(const std::string& text, const std::string& file);
 // The same for a document already held as JSON, as explore and verify make
-// theirs: what ParseScenario(doc.dump(), file) gives, without the text.
+// theirs: what ParseScenario(doc.dump(), file) gives, without the text (only
+// an out-of-range integer's message can tell a signed one from unsigned).
 Scenario ParseScenarioDoc(const nlohmann::ordered_json& doc, const std::string& file);
 // The same scenario with every duration multiplied by `scale`. Throws
 // InputError naming `option` if a duration would overflow.
