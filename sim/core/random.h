@@ -42,10 +42,12 @@ class Random {
     // divisions, a node's cron tick's costliest instructions (perf).
     // (n = 0, which REQUIRES rules out, still divides by zero below.)
     if (n != 0 && (n & (n - 1)) == 0) return Next() & (n - 1);
-    const uint64_t threshold = (0 - n) % n;  // 2^64 mod n
     for (;;) {
-      uint64_t r = Next();
-      if (r >= threshold) return r % n;
+      const uint64_t r = Next();
+      // Kept when r >= 2^64 mod n, which is below n: a draw of n or more
+      // is kept without working that out (a 64-bit division, half of a
+      // latency draw's time, perf), and for a small n nearly every draw is.
+      if (r >= n || r >= (0 - n) % n) return r % n;
     }
   }
 
