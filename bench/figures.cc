@@ -51,11 +51,15 @@ VirtualRunTiming TimeVirtualRun(const std::string& scenario_path, int repeats) {
 
 SweepTiming TimeSeedSweep(const std::string& scenario_path, int seeds) {
   const Scenario scenario = LoadScenario(scenario_path);
+  // As `locksim compare --seeds` runs them: one after another, the nodes'
+  // Lua states handed on from run to run.
+  const std::shared_ptr<ScriptStatePool> script_states = NewScriptStatePool();
   int64_t commands = 0;
   const double start = CpuSeconds();
   for (int seed = 1; seed <= seeds; ++seed) {
     RunOptions options;
     options.seed = static_cast<uint64_t>(seed);
+    options.script_states = script_states.get();
     commands += RunScenario(scenario, options).redis_commands;
   }
   SweepTiming t;

@@ -61,9 +61,9 @@ struct RunOptions {
   // the command that generates it again.
   std::string replay;
   // Virtual backend: Lua states the run's nodes take and give back, for a
-  // thread that runs many scenarios one after another (explore, verify);
-  // see ScriptStatePool (sim/vredis/script_lua.h). Null: each node makes
-  // its own. Must outlive the run.
+  // thread that runs many scenarios one after another (compare, explore,
+  // verify); see ScriptStatePool (sim/vredis/script_lua.h). Null: each node
+  // makes its own. Must outlive the run.
   ScriptStatePool* script_states = nullptr;
   // Called every few thousand events with the true time and the history's
   // size, for a progress line; must not touch the run.
