@@ -147,9 +147,16 @@ const Op& History::Append(Nanos time, int actor, OpType type, OpF f, Payload pay
 
 const Op& History::AddStep(Nanos time, int actor, OpType type, OpF f, std::string_view key,
                            bool nested) {
-  auto it = key_slots_.find(key);
-  if (it == key_slots_.end()) it = key_slots_.emplace(std::string(key), Push(&keys_, std::string(key))).first;
-  return Append(time, actor, type, f, Payload::kKey, it->second, -1, -1, nested);
+  // Steps come with the key of the step before nearly always: compared
+  // with it first, without the map's walk.
+  if (last_key_slot_ == kNoSlot || keys_[last_key_slot_] != key) {
+    auto it = key_slots_.find(key);
+    if (it == key_slots_.end()) {
+      it = key_slots_.emplace(std::string(key), Push(&keys_, std::string(key))).first;
+    }
+    last_key_slot_ = it->second;
+  }
+  return Append(time, actor, type, f, Payload::kKey, last_key_slot_, -1, -1, nested);
 }
 
 bool History::SentCommandNamed(std::string_view name) const {

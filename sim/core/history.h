@@ -461,6 +461,7 @@ class History {
   // fires records another).
   StableTable<std::string> keys_;  // interned: a run has a key or two
   std::map<std::string, uint32_t, std::less<>> key_slots_;
+  uint32_t last_key_slot_ = kNoSlot;  // the last step's key
   std::string command_bytes_;
   std::vector<uint32_t> command_ends_;
   std::vector<CommandSlot> commands_;
