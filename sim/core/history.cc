@@ -149,7 +149,9 @@ const Op& History::AddStep(Nanos time, int actor, OpType type, OpF f, std::strin
                            bool nested) {
   // Steps come with the key of the step before nearly always: compared
   // with it first, without the map's walk.
-  if (last_key_slot_ == kNoSlot || keys_[last_key_slot_] != key) {
+  // (A slot past the table's end, kNoSlot among them, is none: a moved-from
+  // history keeps the number but not the table.)
+  if (last_key_slot_ >= keys_.size() || keys_[last_key_slot_] != key) {
     auto it = key_slots_.find(key);
     if (it == key_slots_.end()) {
       it = key_slots_.emplace(std::string(key), Push(&keys_, std::string(key))).first;

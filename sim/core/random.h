@@ -38,7 +38,7 @@ class Random {
   uint64_t Uniform(uint64_t n) {
     // A power of two (1 among them: the sampling of a node's one expiring
     // key) divides 2^64: every draw is kept, and its remainder is its low
-    // bits. The same draws and results as below, without its two 64-bit
+    // bits. The same draws and results as below, without its 64-bit
     // divisions, a node's cron tick's costliest instructions (perf).
     // (n = 0, which REQUIRES rules out, still divides by zero below.)
     if (n != 0 && (n & (n - 1)) == 0) return Next() & (n - 1);

@@ -100,7 +100,8 @@ std::string DumpChunk(lua_State* L);
 struct ScriptStateRefused {};
 
 // Lua states handed on from the servers of one run to those of the next
-// run on the same thread (explore's, search's and verify's workers). Making
+// run on the same thread (explore's, search's and verify's workers, compare's
+// seeds, the bench's sweep). Making
 // a state (scriptingInit) was four tenths of explore's time: most of its
 // runs are its shrinking's, short, each with servers of its own.
 //

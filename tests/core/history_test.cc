@@ -196,6 +196,33 @@ TEST(HistoryTest, LockStepsCarryTheirKeyAndWhetherNested) {
   EXPECT_EQ(h.ValueText(h.Add(milliseconds(3), a, OpType::kOk, OpF::kRelease)), "");
 }
 
+TEST(HistoryTest, StepsOnSeveralKeysKeepEachItsOwn) {
+  // A step's key is compared with the last step's first: alternating keys,
+  // a key seen before, and a history moved to and then moved from (its
+  // keys gone with it) each read back as recorded.
+  History h;
+  const int a = h.AddActor("A");
+  const std::vector<std::string> keys = {"lock:a", "lock:b", "lock:b",
+                                         "lock:a", "lock:c", "lock:a"};
+  std::vector<int32_t> at;
+  for (const std::string& k : keys) {
+    at.push_back(h.AddStep(milliseconds(1), a, OpType::kInvoke, OpF::kAcquire, k).index);
+  }
+  for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(h.key(h.ops()[at[i]]), keys[i]) << i;
+  History moved = std::move(h);
+  EXPECT_EQ(moved.key(moved.ops()[at[5]]), "lock:a");
+  History again;
+  again.AddActor("A");
+  again = std::move(moved);
+  const Op& next = again.AddStep(milliseconds(2), a, OpType::kOk, OpF::kAcquire, "lock:a");
+  EXPECT_EQ(again.key(next), "lock:a");
+  History empty;
+  empty.AddActor("A");
+  empty = std::move(moved);  // moved-from: no keys, whatever its last one was
+  const Op& fresh = empty.AddStep(milliseconds(3), a, OpType::kOk, OpF::kAcquire, "lock:z");
+  EXPECT_EQ(empty.key(fresh), "lock:z");
+}
+
 TEST(HistoryTest, NumbersAndFencingTokens) {
   History h;
   const int a = h.AddActor("A");

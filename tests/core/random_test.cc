@@ -43,8 +43,8 @@ uint64_t DocumentedUniform(Random& r, uint64_t n) {
 TEST(RandomTest, UniformGivesTheDocumentedDrawsForEveryKindOfBound) {
   // Powers of two (1 among them) take a shortcut, and other bounds work
   // out 2^64 mod n only for a draw below n (2^63 + 1 and UINT64_MAX get
-  // many, and rejections): the same results, and the stream left at the
-  // same place, as the documented algorithm.
+  // many, and 2^63 + 1 rejects nearly half its draws): the same results,
+  // and the stream left at the same place, as the documented algorithm.
   std::vector<uint64_t> bounds = {3, 7, 10, 900001, (uint64_t{1} << 63) + 1, UINT64_MAX};
   for (int bit = 0; bit < 64; ++bit) bounds.push_back(uint64_t{1} << bit);
   Random a(7), b(7);
