@@ -22,17 +22,13 @@ struct ProcessEnv::InFlight final : Env::CallSlot, ReplySink {
   std::coroutine_handle<> caller;
   bool timed_out = false;
   // Whether the reply or the timeout came first. A timeout's event stays
-  // queued after its call has ended (the reply came first, and the slot
-  // may carry a later call by then): it knows its call by the serial, and
-  // does nothing unless that call is still unsettled. (It captures two
-  // words, which std::function keeps without an allocation: a client that
-  // retries at once has a timeout pending for each call of the last
-  // timeout's span, most of the 1.5 MB peak of one of explore's largest
-  // seeds with the shared flag and the callback's storage they each had.)
-  // It reads the slot even for a call long settled: a slot lives as long
-  // as its ProcessEnv, and a run's envs outlive its world and the world's
-  // queue (ScenarioRun declares envs_ first; adopted envs die inside
-  // ~Runtime, whose queue runs no more).
+  // queued after its call ended (the slot may carry a later call by then):
+  // it knows its call by the serial, and does nothing unless that call is
+  // still unsettled. Two captured words, which std::function keeps without
+  // an allocation (a client retrying at once has a timeout pending per
+  // call). Reading the slot is safe however late: a run's envs, which own
+  // the slots, outlive its world's queue (ScenarioRun declares envs_
+  // first; adopted envs die inside ~Runtime, whose queue runs no more).
   uint64_t serial = 0;
   bool settled = false;
 
