@@ -69,6 +69,11 @@ class Nemesis {
   Hooks hooks_;
   std::vector<bool> fired_;
   std::vector<int64_t> seen_;          // matching events so far, per fault
+  // Per fault: the main actor whose events its trigger counts, resolved
+  // once the processes are there (Start); -1 for a timed fault or a name
+  // that is no process. OnOp runs for every op, and looking the name up
+  // there was a twentieth of explore's time (perf).
+  std::vector<int> watched_;
   std::vector<std::string> last_sent_;  // per actor: the last command's name, as sent
 };
 
