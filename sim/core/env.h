@@ -48,9 +48,12 @@ class Env {
    protected:
     ~CallSlot() = default;
   };
-  // Call's awaiter (co_await it in the expression that calls Call: it
-  // points at the command until it is sent). No coroutine frame of its
-  // own: a virtual run sends a command every few microseconds, and a
+  // What Call returns: co_await it in the expression that calls Call, as
+  // it points at the command until the command is sent. Only that
+  // compiles: a Calling kept in a variable is an lvalue, which has no
+  // co_await (`auto c = env.Call(0, {"GET", key}); co_await c;` would send
+  // a command that died at the end of its line). No coroutine frame of
+  // its own: a virtual run sends a command every few microseconds, and a
   // Task per call, made, resumed through and freed, was a tenth of a
   // contended run's time (perf). The call's state is the Env's, in a slot;
   // the awaiter's members are trivially destructible, and must stay so
@@ -58,12 +61,19 @@ class Env {
   struct [[nodiscard]] Calling {
     Env* env;
     CallArgs args;
-    CallSlot* slot = nullptr;
-    bool await_ready() const noexcept { return false; }
-    std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) {
-      return env->StartCall(args, caller, &slot);
-    }
-    Reply await_resume() { return env->FinishCall(slot); }
+    // Lives beside its Calling, both temporaries of the co_await's full
+    // expression.
+    struct Awaiter {
+      const Calling* call;
+      CallSlot* slot = nullptr;
+      bool await_ready() const noexcept { return false; }
+      std::coroutine_handle<> await_suspend(std::coroutine_handle<> caller) {
+        return call->env->StartCall(call->args, caller, &slot);
+      }
+      Reply await_resume() { return call->env->FinishCall(slot); }
+    };
+    Awaiter operator co_await() && { return Awaiter{this}; }
+    Awaiter operator co_await() & = delete;  // kept in a variable: see above
   };
 
   // Sends `cmd` to Redis node `node` (0-based) over this process's own
@@ -157,6 +167,7 @@ class Env {
 
 static_assert(std::is_trivially_destructible_v<Env::Sleep>, "see Env::SleepFor");
 static_assert(std::is_trivially_destructible_v<Env::Calling>, "see Env::SleepFor");
+static_assert(std::is_trivially_destructible_v<Env::Calling::Awaiter>, "see Env::SleepFor");
 
 // An Env that forwards every call to another one, as LevelDB's EnvWrapper
 // does: a recording or faulty Env for a test overrides only the method it

@@ -26,6 +26,13 @@ class UnreachableEnv : public EnvWrapper {
   }
 };
 
+// Call's result is awaited in the expression that makes it, or not at all:
+// one kept in a variable would point at a command that is gone.
+template <class T>
+concept AwaitableAsKept = requires(T& kept) { kept.operator co_await(); };
+static_assert(!AwaitableAsKept<Env::Calling>);
+static_assert(requires(Env::Calling&& made) { std::move(made).operator co_await(); });
+
 Task<void> SleepThenSet(Env* env, Nanos* woke, Reply* reply) {
   co_await env->SleepFor(milliseconds(5));
   *woke = env->Now();
