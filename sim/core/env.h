@@ -49,11 +49,11 @@ class Env {
     ~CallSlot() = default;
   };
   // What Call returns: co_await it in the expression that calls Call, as
-  // it points at the command until the command is sent. Only that
-  // compiles: a Calling kept in a variable is an lvalue, which has no
-  // co_await (`auto c = env.Call(0, {"GET", key}); co_await c;` would send
-  // a command that died at the end of its line). No coroutine frame of
-  // its own: a virtual run sends a command every few microseconds, and a
+  // it points at the command until the command is sent. A Calling kept
+  // in a variable does not compile (without std::move): it is an lvalue,
+  // which has no co_await (`auto c = env.Call(0, {"GET", key});
+  // co_await c;` would send a command that died at the end of its line).
+  // No coroutine frame of its own: a virtual run sends a command every few microseconds, and a
   // Task per call, made, resumed through and freed, was a tenth of a
   // contended run's time (perf). The call's state is the Env's, in a slot;
   // the awaiter's members are trivially destructible, and must stay so
