@@ -92,7 +92,8 @@ std::vector<std::string> Nemesis::Unfired() const {
     if (f.on) {
       why += " (" + f.on->process + " had " + std::to_string(seen_[i]) + " of the " +
              std::to_string(f.on->count) + " \"" + std::string(TriggerEventName(f.on->event)) +
-             "\" event(s)" + (f.on->command.empty() ? "" : " for " + f.on->command) + " it waits for";
+             "\" event(s)" + (f.on->command.empty() ? "" : " for " + f.on->command) +
+             " it waits for";
       if (seen_[i] >= f.on->count) why += "; the run ended before its delay passed";
       why += ")";
     } else {
