@@ -7,10 +7,16 @@
 //   BM_CheckOpenHolder/N        a holder whose section never ends (it crashed
 //                               holding the lock): every later section
 //                               overlaps it, the worst case for explaining.
+//   BM_CheckLimiterWindows/N    N rate-limiter admissions that each open a
+//                               window (a count of 1) holding all the later
+//                               ones: the limiter check's worst case.
 #include <benchmark/benchmark.h>
+
+#include <chrono>
 
 #include "bench/synthetic_history.h"
 #include "sim/check/checker.h"
+#include "sim/check/workload.h"
 
 namespace locksim::bench {
 namespace {
@@ -57,6 +63,21 @@ void BM_CheckOpenHolder(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(with_open.size()));
 }
 BENCHMARK(BM_CheckOpenHolder)->Arg(10'000)->Arg(40'000)->Unit(benchmark::kMillisecond);
+
+void BM_CheckLimiterWindows(benchmark::State& state) {
+  History h;
+  const int a = h.AddActor("A");
+  for (int64_t i = 0; i < state.range(0); ++i) {
+    h.AddStep(std::chrono::microseconds(i), a, OpType::kInvoke, OpF::kAdmit, "rate:x");
+    h.AddNumber(std::chrono::microseconds(i), a, OpType::kOk, OpF::kAdmit, 1);
+  }
+  for (auto _ : state) {
+    WorkloadEffect e = CheckLimiter(h, 10, std::chrono::hours(1), Nanos{0});
+    benchmark::DoNotOptimize(e);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(h.size()));
+}
+BENCHMARK(BM_CheckLimiterWindows)->Arg(10'000)->Arg(40'000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace locksim::bench

@@ -124,16 +124,94 @@ WorkloadEffect CheckWorkload(const History& history, const WorkloadSpec& spec) {
   return e;
 }
 
+namespace {
+
+// An admission ran on Redis at some moment between its request and its
+// answer: both are kept, and only what certainly fell in a window counts.
+struct Admission {
+  Nanos asked{0};
+  Nanos answered{0};
+  int64_t count = 0;
+};
+
+// Counts of positions added, by prefix (a Fenwick tree).
+class PositionCounts {
+ public:
+  explicit PositionCounts(size_t n) : tree_(n + 1, 0) {}
+  void Add(size_t position) {
+    for (size_t i = position + 1; i < tree_.size(); i += i & (~i + 1)) ++tree_[i];
+  }
+  // How many of the added positions are below `end`.
+  int64_t Below(size_t end) const {
+    int64_t sum = 0;
+    for (size_t i = end; i > 0; i -= i & (~i + 1)) sum += tree_[i];
+    return sum;
+  }
+
+ private:
+  std::vector<int64_t> tree_;
+};
+
+// For each admission that opened a window (count 1; 0 for the others):
+// 1 + the later admissions answered before the window could end and asked
+// for after the opener was answered, those that certainly ran inside it.
+// Answers come in time order, so each window's later admissions are a
+// range found by binary search, and the count of those asked late enough
+// is an offline sweep, the thresholds from the latest down, over a tree
+// of positions: O(n log n). A scan of each window's range was quadratic
+// where thousands of windows open inside one (a counter set back to 1
+// again and again within a long window).
+std::vector<int64_t> CertainlyInWindow(const std::vector<Admission>& admitted, Nanos window,
+                                       Nanos tolerance) {
+  const size_t n = admitted.size();
+  std::vector<int64_t> inside(n, 0);
+  std::vector<size_t> range_end(n, 0);
+  std::vector<size_t> openers;
+  const bool in_answer_order = std::is_sorted(
+      admitted.begin(), admitted.end(),
+      [](const Admission& a, const Admission& b) { return a.answered < b.answered; });
+  for (size_t i = 0; i < n; ++i) {
+    if (admitted[i].count != 1) continue;
+    const Nanos until = admitted[i].asked + window - tolerance;
+    size_t end = i + 1;
+    if (in_answer_order) {
+      end = static_cast<size_t>(
+          std::lower_bound(admitted.begin() + static_cast<std::ptrdiff_t>(i + 1), admitted.end(),
+                           until,
+                           [](const Admission& a, Nanos t) { return a.answered < t; }) -
+          admitted.begin());
+    } else {
+      // Should answers ever come out of time order: the range ends at the
+      // first later answer past the window, where a scan of it stops.
+      while (end < n && admitted[end].answered < until) ++end;
+    }
+    range_end[i] = end;
+    openers.push_back(i);
+  }
+  std::vector<size_t> by_asked(n);
+  for (size_t j = 0; j < n; ++j) by_asked[j] = j;
+  std::sort(by_asked.begin(), by_asked.end(), [&admitted](size_t a, size_t b) {
+    return admitted[a].asked > admitted[b].asked;
+  });
+  std::sort(openers.begin(), openers.end(), [&admitted](size_t a, size_t b) {
+    return admitted[a].answered > admitted[b].answered;
+  });
+  PositionCounts asked_late_enough(n);
+  size_t next = 0;
+  for (size_t i : openers) {
+    while (next < n && admitted[by_asked[next]].asked >= admitted[i].answered) {
+      asked_late_enough.Add(by_asked[next++]);
+    }
+    inside[i] = 1 + asked_late_enough.Below(range_end[i]) - asked_late_enough.Below(i + 1);
+  }
+  return inside;
+}
+
+}  // namespace
+
 WorkloadEffect CheckLimiter(const History& history, int64_t limit, Nanos window,
                             Nanos tolerance) {
   WorkloadEffect e;
-  // An admission ran on Redis at some moment between its request and its
-  // answer: both are kept, and only what certainly fell in a window counts.
-  struct Admission {
-    Nanos asked{0};
-    Nanos answered{0};
-    int64_t count = 0;
-  };
   std::vector<Admission> admitted;  // in the order of their answers
   // By actor: small integers, looked up for every op (three std::maps were
   // three tree lookups an op).
@@ -172,15 +250,10 @@ WorkloadEffect CheckLimiter(const History& history, int64_t limit, Nanos window,
   // resent) is not counted in a window it may not belong to.
   int64_t worst = 0;
   Nanos worst_at{0};
+  const std::vector<int64_t> inside = CertainlyInWindow(admitted, window, tolerance);
   for (size_t i = 0; i < admitted.size(); ++i) {
-    if (admitted[i].count != 1) continue;
-    const Nanos until = admitted[i].asked + window - tolerance;
-    int64_t n = 1;
-    for (size_t j = i + 1; j < admitted.size() && admitted[j].answered < until; ++j) {
-      if (admitted[j].asked >= admitted[i].answered) ++n;
-    }
-    if (n > worst) {
-      worst = n;
+    if (inside[i] > worst) {
+      worst = inside[i];
       worst_at = admitted[i].answered;
     }
   }

@@ -5,6 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+#include "sim/core/random.h"
+#include "sim/core/time.h"
+
 namespace locksim {
 namespace {
 
@@ -109,6 +116,97 @@ TEST(LimiterInvariant, AnIncrWithoutItsExpireLeavesTheCounterForEver) {
   h.AddCommand(seconds(0), a, 0, {"EXPIRE", "rate:x", "1"});
   h.AddReply(seconds(0), a, OpType::kOk, 0, Reply::Integer(1));
   EXPECT_TRUE(CheckLimiter(h, 10, seconds(1), Nanos{0}).holds);
+}
+
+// The limiter's windows against the definition, counted the slow way: each
+// window opened by a count of 1, and every later admission (in the order
+// of the answers) answered before it could end and asked for after the
+// opener was answered. Random interleavings of four clients, half their
+// admissions opening windows, some windows long enough to hold many others.
+TEST(LimiterInvariant, EveryWindowIsCountedAsItsDefinitionSays) {
+  for (uint64_t seed = 1; seed <= 300; ++seed) {
+    Random random(seed);
+    struct Event {
+      Nanos time;
+      int actor;
+      bool invoke;
+      int64_t count;
+    };
+    std::vector<Event> events;
+    History h;
+    std::vector<int> actors;
+    for (const char* name : {"A", "B", "C", "D"}) actors.push_back(h.AddActor(name));
+    for (int actor : actors) {
+      Nanos free{0};
+      const int requests = 5 + static_cast<int>(random.Uniform(40));
+      for (int k = 0; k < requests; ++k) {
+        const Nanos asked = free + milliseconds(random.Uniform(50));
+        const Nanos answered = asked + milliseconds(random.Uniform(30));
+        const int64_t count =
+            random.Uniform(2) == 0 ? 1 : 2 + static_cast<int64_t>(random.Uniform(4));
+        events.push_back({asked, actor, true, count});
+        events.push_back({answered, actor, false, count});
+        free = answered;
+      }
+    }
+    std::stable_sort(events.begin(), events.end(),
+                     [](const Event& a, const Event& b) { return a.time < b.time; });
+    struct Admission {
+      Nanos asked, answered;
+      int64_t count;
+    };
+    std::vector<Admission> admitted;
+    std::vector<Nanos> asked_by(actors.size() + 1);
+    for (const Event& ev : events) {
+      if (ev.invoke) {
+        h.AddStep(ev.time, ev.actor, OpType::kInvoke, OpF::kAdmit, "rate:x");
+        asked_by[static_cast<size_t>(ev.actor)] = ev.time;
+      } else {
+        h.AddNumber(ev.time, ev.actor, OpType::kOk, OpF::kAdmit, ev.count);
+        admitted.push_back({asked_by[static_cast<size_t>(ev.actor)], ev.time, ev.count});
+      }
+    }
+    const Nanos window = milliseconds(50 + random.Uniform(400));
+    const Nanos tolerance = milliseconds(random.Uniform(3));
+    int64_t worst = 0;
+    Nanos worst_at{0};
+    for (size_t i = 0; i < admitted.size(); ++i) {
+      if (admitted[i].count != 1) continue;
+      int64_t n = 1;
+      for (size_t j = i + 1; j < admitted.size(); ++j) {
+        if (admitted[j].answered >= admitted[i].asked + window - tolerance) break;
+        if (admitted[j].asked >= admitted[i].answered) ++n;
+      }
+      if (n > worst) std::tie(worst, worst_at) = std::make_tuple(n, admitted[i].answered);
+    }
+    const int64_t limit = 1 + static_cast<int64_t>(random.Uniform(3));
+    const WorkloadEffect e = CheckLimiter(h, limit, window, tolerance);
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    EXPECT_EQ(e.safety_holds, worst <= limit);
+    if (worst > limit) {
+      EXPECT_EQ(e.sentences.front(), "admitted " + std::to_string(worst) + " requests within one " +
+                                         FormatDuration(window) + " window from " +
+                                         FormatDuration(worst_at) + " (limit " +
+                                         std::to_string(limit) + ")");
+    }
+  }
+}
+
+// A counter set back to 1 by every request inside one long window: each
+// admission opens a window that holds all the later ones (20 000 windows
+// of up to 20 000 admissions, counted without a scan of each).
+TEST(LimiterInvariant, AWindowOpenedByEveryAdmissionHoldsAllTheLaterOnes) {
+  History h;
+  const int a = h.AddActor("A");
+  constexpr int kAdmissions = 20000;
+  for (int i = 0; i < kAdmissions; ++i) {
+    h.AddStep(std::chrono::microseconds(i), a, OpType::kInvoke, OpF::kAdmit, "rate:x");
+    h.AddNumber(std::chrono::microseconds(i), a, OpType::kOk, OpF::kAdmit, 1);
+  }
+  const WorkloadEffect e = CheckLimiter(h, 10, std::chrono::hours(1), Nanos{0});
+  EXPECT_FALSE(e.safety_holds);
+  EXPECT_EQ(e.sentences.front(),
+            "admitted 20000 requests within one 60m00s window from 0ns (limit 10)");
 }
 
 }  // namespace
