@@ -33,7 +33,8 @@ TEST(Workload, ACounterOverwrittenByAnOverlapLosesAnUpdate) {
   h.AddNumber(seconds(4), a, OpType::kOk, OpF::kWrite, 1);
   const WorkloadEffect e = CheckWorkload(h, Spec(WorkloadSpec::Type::kCounter));
   EXPECT_FALSE(e.holds);
-  EXPECT_EQ(e.sentences, std::vector<std::string>{"counter is 1 after 2 increments: 1 lost update"});
+  EXPECT_EQ(e.sentences,
+            std::vector<std::string>{"counter is 1 after 2 increments: 1 lost update"});
 }
 
 TEST(Workload, AStaleWriteRejectedByTheFencingTokenLosesNothing) {
@@ -111,7 +112,8 @@ TEST(LimiterInvariant, AnIncrWithoutItsExpireLeavesTheCounterForEver) {
   EXPECT_TRUE(e.safety_holds);  // a liveness failure, not a safety one
   EXPECT_FALSE(e.holds);
   ASSERT_EQ(e.sentences.size(), 2u);
-  EXPECT_EQ(e.sentences[1], "the counter was left without a TTL by A: every later request is refused for ever");
+  EXPECT_EQ(e.sentences[1],
+            "the counter was left without a TTL by A: every later request is refused for ever");
   // With its EXPIRE, nothing is owed.
   h.AddCommand(seconds(0), a, 0, {"EXPIRE", "rate:x", "1"});
   h.AddReply(seconds(0), a, OpType::kOk, 0, Reply::Integer(1));
@@ -190,6 +192,44 @@ TEST(LimiterInvariant, EveryWindowIsCountedAsItsDefinitionSays) {
                                          std::to_string(limit) + ")");
     }
   }
+}
+
+// The edges: no admission, one, a tolerance as long as the window (no
+// later admission certainly inside it), and answers recorded out of time
+// order, where the window's admissions end at the first answer past it.
+TEST(LimiterInvariant, TheEdgesCountAsTheDefinitionSays) {
+  History none;
+  none.AddActor("A");
+  EXPECT_TRUE(CheckLimiter(none, 1, seconds(1), Nanos{0}).safety_holds);
+
+  History one;
+  const int a = one.AddActor("A");
+  one.AddStep(milliseconds(0), a, OpType::kInvoke, OpF::kAdmit, "rate:x");
+  one.AddNumber(milliseconds(5), a, OpType::kOk, OpF::kAdmit, 1);
+  EXPECT_TRUE(CheckLimiter(one, 1, seconds(1), Nanos{0}).safety_holds);
+
+  History tight;
+  const int t = tight.AddActor("A");
+  for (int i = 0; i < 5; ++i) {
+    tight.AddStep(milliseconds(i), t, OpType::kInvoke, OpF::kAdmit, "rate:x");
+    tight.AddNumber(milliseconds(i), t, OpType::kOk, OpF::kAdmit, 1);
+  }
+  EXPECT_TRUE(CheckLimiter(tight, 1, seconds(1), seconds(1)).safety_holds);
+  EXPECT_FALSE(CheckLimiter(tight, 1, seconds(1), Nanos{0}).safety_holds);
+
+  History shuffled;
+  std::vector<int> actors;
+  for (const char* name : {"A", "B", "C", "D", "E", "F"}) actors.push_back(shuffled.AddActor(name));
+  auto admit = [&shuffled](int actor, int asked_ms, int answered_ms, int64_t count) {
+    shuffled.AddStep(milliseconds(asked_ms), actor, OpType::kInvoke, OpF::kAdmit, "rate:x");
+    shuffled.AddNumber(milliseconds(answered_ms), actor, OpType::kOk, OpF::kAdmit, count);
+  };
+  admit(actors[0], 0, 0, 1);
+  admit(actors[1], 1900, 2000, 2);  // past the window: the scan stops here
+  for (int k = 2; k < 6; ++k) admit(actors[k], 100 * k, 100 * k + 50, 2);  // inside it by time
+  const WorkloadEffect e = CheckLimiter(shuffled, 1, seconds(1), Nanos{0});
+  EXPECT_TRUE(e.safety_holds);
+  EXPECT_EQ(e.sentences.front(), "at most 1 admitted per 1s window (6 admitted, 0 refused)");
 }
 
 // A counter set back to 1 by every request inside one long window: each
