@@ -53,11 +53,11 @@ class Env {
   // in a variable does not compile (without std::move): it is an lvalue,
   // which has no co_await (`auto c = env.Call(0, {"GET", key});
   // co_await c;` would send a command that died at the end of its line).
-  // No coroutine frame of its own: a virtual run sends a command every few microseconds, and a
-  // Task per call, made, resumed through and freed, was a tenth of a
-  // contended run's time (perf). The call's state is the Env's, in a slot;
-  // the awaiter's members are trivially destructible, and must stay so
-  // (see SleepFor).
+  // No coroutine frame of its own: a virtual run sends a command every few
+  // microseconds, and a Task per call, made, resumed through and freed, was
+  // a tenth of a contended run's time (perf). The call's state is the
+  // Env's, in a slot; the awaiter's members are trivially destructible, and
+  // must stay so (see SleepFor).
   struct [[nodiscard]] Calling {
     Env* env;
     CallArgs args;

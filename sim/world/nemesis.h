@@ -71,8 +71,7 @@ class Nemesis {
   std::vector<int64_t> seen_;          // matching events so far, per fault
   // Per fault: the main actor whose events its trigger counts, resolved
   // once the processes are there (Start); -1 for a timed fault or a name
-  // that is no process. OnOp runs for every op, and looking the name up
-  // there was a twentieth of explore's time (perf).
+  // that is no process. OnOp runs for every op: no lookup by name there.
   std::vector<int> watched_;
   std::vector<std::string> last_sent_;  // per actor: the last command's name, as sent
 };
