@@ -42,15 +42,15 @@ ojson OpToJson(const History& h, const Op& op) {
 
 // ns of lease left per node when the work began (null: no TTL), by node
 // name.
-ojson LeaseJson(const History& h, int thread, int64_t at) {
+ojson LeaseJson(const History& h, const LeaseIndex& leases, int thread, int64_t at) {
   ojson out = ojson::object();
-  for (const NodeLease& l : LeaseAtEntry(h, thread, at)) {
+  for (const NodeLease& l : leases.AtEntry(thread, at)) {
     out[h.name(l.node)] = l.left ? ojson(l.left->count()) : ojson(nullptr);
   }
   return out;
 }
 
-ojson SectionToJson(const History& h, const CriticalSection& s) {
+ojson SectionToJson(const History& h, const LeaseIndex& leases, const CriticalSection& s) {
   ojson j;
   j["process"] = h.name(s.process);
   j["start"] = s.start.count();
@@ -62,7 +62,7 @@ ojson SectionToJson(const History& h, const CriticalSection& s) {
   j["enter_index"] = s.enter_index;
   j["exit_index"] = s.exit_index;
   // ns of lease left per node when the work began (null: no TTL).
-  j["lease_left_at_entry"] = LeaseJson(h, s.process, s.enter_index);
+  j["lease_left_at_entry"] = LeaseJson(h, leases, s.process, s.enter_index);
   return j;
 }
 
@@ -155,6 +155,15 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
   for (size_t i = 0; i < r.effect.sentences.size(); ++i) {
     effect += (i ? "; " : "") + r.effect.sentences[i];
   }
+  // The nemesis's ops, once: each violation lists those up to its last
+  // event, and a scan of the history per violation was O(violations x ops).
+  std::vector<int32_t> fault_ops;
+  if (!r.check.violations.empty()) {
+    for (const Op& op : h.ops()) {
+      if (op.actor == h.nemesis()) fault_ops.push_back(op.index);
+    }
+  }
+  const LeaseIndex leases(h);
   ojson violations = ojson::array();
   for (const Violation& v : r.check.violations) {
     ojson vj;
@@ -171,10 +180,10 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
       vj["holder"] = h.name(v.holder);
       vj["node"] = h.name(state.actor);
       vj["state"] = OpToJson(h, state);
-      vj["holder_section"] = SectionToJson(h, v.first);
+      vj["holder_section"] = SectionToJson(h, leases, v.first);
     } else {
-      vj["first"] = SectionToJson(h, v.first);
-      vj["second"] = SectionToJson(h, v.second);
+      vj["first"] = SectionToJson(h, leases, v.first);
+      vj["second"] = SectionToJson(h, leases, v.second);
       if (v.folded) {
         ojson with = ojson::object();
         for (const auto& [thread, count] : v.folded->by_thread) with[h.name(thread)] = count;
@@ -187,9 +196,9 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
     // Every fault up to the violation, including those before the window
     // the events cover (a clock skewed at the start).
     const int64_t last = v.events.empty() ? -1 : v.events.back();
-    for (int64_t i = 0; i <= last; ++i) {
-      const Op& op = h.ops()[i];
-      if (op.actor == h.nemesis()) faults.push_back(TraceLine(h, op));
+    for (int32_t i : fault_ops) {
+      if (i > last) break;
+      faults.push_back(TraceLine(h, h.ops()[i]));
     }
     for (int32_t i : v.events) {
       const Op& op = h.ops()[i];

@@ -1,37 +1,51 @@
 #include "sim/check/lease.h"
 
-#include <map>
+#include <algorithm>
 
 namespace locksim {
 
-std::vector<NodeLease> LeaseAtEntry(const History& h, int thread, int64_t at) {
-  std::vector<NodeLease> out;
-  if (at < 0) return out;
-  const int owner = h.owner(thread);
-  const Nanos entry = h.ops()[static_cast<size_t>(at)].time;
-  std::map<int, Nanos> lease_end;  // node actor -> end of the thread's lease
-  for (int64_t i = 0; i < at; ++i) {
-    const Op& op = h.ops()[static_cast<size_t>(i)];
+LeaseIndex::LeaseIndex(const History& history) : history_(history) {
+  for (const Op& op : history.lock_ops()) {
     if (op.f != OpF::kState) continue;
-    const KeyState& state = h.state(op);
-    const bool mine = op.subject >= 0 && h.owner(op.subject) == owner && state.present;
-    if (mine) {
-      lease_end[op.actor] =
-          state.pttl_ms ? op.time + std::chrono::milliseconds(*state.pttl_ms) : Nanos::max();
-    } else if (op.type == OpType::kOk) {
-      auto it = lease_end.find(op.actor);
-      if (it != lease_end.end() && it->second > op.time) it->second = op.time;
+    if (op.subject >= 0 && history.state(op).present) {
+      mine_[history.owner(op.subject)][op.actor].push_back(op.index);
+    }
+    if (op.type == OpType::kOk) {
+      if (static_cast<size_t>(op.actor) >= states_.size()) states_.resize(op.actor + 1);
+      states_[static_cast<size_t>(op.actor)].push_back(op.index);
     }
   }
-  for (const auto& [node, end] : lease_end) {
+}
+
+std::vector<NodeLease> LeaseIndex::AtEntry(int thread, int64_t at) const {
+  std::vector<NodeLease> out;
+  if (at < 0) return out;
+  auto owner = mine_.find(history_.owner(thread));
+  if (owner == mine_.end()) return out;
+  const Nanos entry = history_.ops()[static_cast<size_t>(at)].time;
+  for (const auto& [node, mine] : owner->second) {
+    auto last = std::lower_bound(mine.begin(), mine.end(), at);
+    if (last == mine.begin()) continue;  // none before `at`
+    const Op& op = history_.ops()[static_cast<size_t>(*--last)];
+    const KeyState& state = history_.state(op);
+    Nanos end = state.pttl_ms ? op.time + std::chrono::milliseconds(*state.pttl_ms) : Nanos::max();
+    // The node's next state after it (history order is time order), if
+    // before `at`: every state op between the two is someone else's.
+    if (static_cast<size_t>(node) < states_.size()) {
+      const std::vector<int32_t>& states = states_[static_cast<size_t>(node)];
+      auto next = std::upper_bound(states.begin(), states.end(), op.index);
+      if (next != states.end() && *next < at) {
+        end = std::min(end, history_.ops()[static_cast<size_t>(*next)].time);
+      }
+    }
     out.push_back(NodeLease{node, end == Nanos::max() ? std::nullopt
                                                       : std::optional<Nanos>(end - entry)});
   }
   return out;
 }
 
-bool EnteredAfterItsLease(const History& history, int thread, int64_t at) {
-  const std::vector<NodeLease> leases = LeaseAtEntry(history, thread, at);
+bool LeaseIndex::EnteredAfterItsLease(int thread, int64_t at) const {
+  const std::vector<NodeLease> leases = AtEntry(thread, at);
   if (leases.empty()) return false;
   for (const NodeLease& l : leases) {
     if (!l.left || *l.left > Nanos{0}) return false;

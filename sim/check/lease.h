@@ -6,6 +6,7 @@
 #ifndef LOCKSIM_SIM_CHECK_LEASE_H_
 #define LOCKSIM_SIM_CHECK_LEASE_H_
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -16,16 +17,37 @@ namespace locksim {
 struct NodeLease {
   int node = 0;                // the node's actor
   std::optional<Nanos> left;   // none: the key had no TTL
+  bool operator==(const NodeLease&) const = default;
 };
 
-// For the thread `thread` entering at history index `at` (a cs invoke), by
-// node actor in increasing order; empty when it wrote to no node (or
-// `at` < 0).
-std::vector<NodeLease> LeaseAtEntry(const History& history, int thread, int64_t at);
+// The node states of a history, indexed once (O(n)) so that each question
+// costs O(nodes x log n): a scan of the history per question made a run's
+// JSON, and explore's signature of a run, O(violations x ops). It keeps a
+// reference to the history, which must outlive it.
+class LeaseIndex {
+ public:
+  explicit LeaseIndex(const History& history);
 
-// Whether the thread entered with no lease left anywhere it held one (and
-// it held one somewhere): it worked on a lock that had already run out.
-bool EnteredAfterItsLease(const History& history, int thread, int64_t at);
+  // For the thread `thread` entering at history index `at` (a cs invoke),
+  // by node actor in increasing order; empty when it wrote to no node (or
+  // `at` < 0). The lease on a node runs from the last state op before
+  // `at` that shows the value of the thread's owner, to its key's expiry,
+  // cut short at the next state op of the node (someone else's value, or
+  // none) if one comes before `at`.
+  std::vector<NodeLease> AtEntry(int thread, int64_t at) const;
+
+  // Whether the thread entered with no lease left anywhere it held one
+  // (and it held one somewhere): it worked on a lock that had already run
+  // out.
+  bool EnteredAfterItsLease(int thread, int64_t at) const;
+
+ private:
+  const History& history_;
+  // By node actor: its state ops that succeeded (type ok), in history order.
+  std::vector<std::vector<int32_t>> states_;
+  // By owner, then node actor: the state ops that show the owner's value.
+  std::map<int, std::map<int, std::vector<int32_t>>> mine_;
+};
 
 }  // namespace locksim
 

@@ -5,6 +5,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -94,6 +95,7 @@ Nanos DurationOf(const ojson& doc) {
 
 std::vector<std::string> Signature(const RunResult& r) {
   std::set<std::string> tokens;
+  std::optional<LeaseIndex> leases;  // built at the first section asked about
   for (const Violation& v : r.check.violations) {
     if (v.kind == ViolationKind::kForeignWrite) {
       tokens.insert("foreign-write-" + ForeignWriteCommand(r.history, v));
@@ -101,7 +103,8 @@ std::vector<std::string> Signature(const RunResult& r) {
     }
     tokens.insert(std::string(ViolationKindName(v.kind)));
     for (const CriticalSection* s : {&v.first, &v.second}) {
-      if (EnteredAfterItsLease(r.history, s->process, s->enter_index)) tokens.insert("late-entry");
+      if (!leases) leases.emplace(r.history);
+      if (leases->EnteredAfterItsLease(s->process, s->enter_index)) tokens.insert("late-entry");
     }
   }
   if (!r.effect.holds) tokens.insert(EffectToken(r));
