@@ -373,9 +373,11 @@ std::string Trace(const ojson& ce) {
   // The first violation's events; without one (a deadlock, a limiter), the
   // client and fault operations of the history, Redis commands left out.
   ojson rows = ojson::array();
+  ojson elided = ojson::array();  // where the violation's story was cut, and by how much
   const ojson& violations = ce.value("violations", ojson::array());
   if (!violations.empty()) {
     rows = violations[0].value("events", ojson::array());
+    elided = violations[0].value("elided", ojson::array());
   } else {
     for (const ojson& op : ce.at("history")) {
       if (op.value("f", "") != "redis") rows.push_back(op);
@@ -395,6 +397,12 @@ std::string Trace(const ojson& ce) {
          EscapeXml(process) + "</td><td>" + EscapeXml(op.value("type", "")) + "</td><td>" +
          EscapeXml(op.value("f", "")) + "</td><td>" + EscapeXml(op.value("value", "")) +
          "</td></tr>\n";
+    for (const ojson& e : elided) {
+      if (e.value("after", int64_t{-1}) != op.value("index", int64_t{0})) continue;
+      s += "<tr><td colspan=\"6\" class=\"none\">\xE2\x80\xA6 " +
+           std::to_string(e.value("count", int64_t{0})) +
+           " more events of the story, not listed</td></tr>\n";
+    }
   }
   if (rows.size() > kMaxRows) {
     s += "<tr><td colspan=\"6\" class=\"none\">\xE2\x80\xA6 " +

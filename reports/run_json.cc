@@ -200,18 +200,35 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
       if (i > last) break;
       faults.push_back(TraceLine(h, h.ops()[i]));
     }
+    // The trace says where events were left out (Violation::elided).
+    auto elided = v.elided.begin();
     for (int32_t i : v.events) {
       const Op& op = h.ops()[i];
       events.push_back(OpToJson(h, op));
       trace.push_back(TraceLine(h, op));
+      if (elided != v.elided.end() && elided->after == i) {
+        trace.push_back("... " + std::to_string(elided->count) +
+                        " more events of the story, not listed (--history lists every operation)");
+        ++elided;
+      }
     }
     vj["faults"] = faults;
     if (!effect.empty()) vj["effect"] = effect;
     vj["events"] = events;
+    if (!v.elided.empty()) {
+      ojson gaps = ojson::array();
+      for (const ElidedEvents& e : v.elided) {
+        gaps.push_back({{"after", e.after}, {"count", e.count}});
+      }
+      vj["elided"] = gaps;
+    }
     vj["trace"] = trace;
     violations.push_back(vj);
   }
   j["violations"] = violations;
+  if (r.check.violations.size() > kExplainedViolations) {
+    j["violations_explained"] = kExplainedViolations;  // the rest list no events
+  }
   {
     const LivenessResult& l = r.liveness;
     ojson lj;

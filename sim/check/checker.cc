@@ -94,6 +94,42 @@ bool IsFault(OpF f) {
   }
 }
 
+// The listed events: all of `story` (sorted op indices) up to
+// kListedEvents; past it, its first kHeadEvents, the kAroundEvents either
+// side of the first at or after `anchor`, and its last ones: kListedEvents
+// in all. Each stretch left out becomes an
+// ElidedEvents after the listed event before it.
+void Keep(const std::vector<int32_t>& story, int64_t anchor, Violation* v) {
+  const size_t n = story.size();
+  if (n <= kListedEvents) {
+    v->events = story;
+    return;
+  }
+  const size_t at = static_cast<size_t>(
+      std::lower_bound(story.begin(), story.end(), anchor) - story.begin());
+  const size_t tail = kListedEvents - kHeadEvents - 2 * kAroundEvents;
+  // The window around the anchor, between the head and the tail; when the
+  // anchor is near the end (the tail has it then), the window just before
+  // the tail, so that kListedEvents are listed wherever the anchor is.
+  const size_t around_from =
+      std::min(std::max(at, kHeadEvents + kAroundEvents) - kAroundEvents,
+               n - tail - 2 * kAroundEvents);
+  // Kept: [0, head) [around_from, around_from + 2 kAroundEvents) [n - tail, n),
+  // in order, which may touch.
+  const std::pair<size_t, size_t> kept[] = {
+      {0, kHeadEvents}, {around_from, around_from + 2 * kAroundEvents}, {n - tail, n}};
+  v->events.reserve(kListedEvents);
+  size_t next = 0;  // the first position not yet listed or counted
+  for (const auto& [begin, end] : kept) {
+    if (begin > next) {
+      v->elided.push_back(ElidedEvents{story[next - 1], static_cast<int64_t>(begin - next)});
+    }
+    v->events.insert(v->events.end(), story.begin() + static_cast<std::ptrdiff_t>(begin),
+                     story.begin() + static_cast<std::ptrdiff_t>(end));
+    next = end;
+  }
+}
+
 // The rule that picks the events of a violation (Violation::events).
 // Given the range of the history from `from` to `to` (both included) and
 // the two threads `a` and `b` of the violation, it lists, in history order:
@@ -164,11 +200,12 @@ class Explainer {
     return it->acquire ? it->index : from;
   }
 
-  // The events of the range [from, to] for threads a and b, by the rule.
-  std::vector<int32_t> Explain(int64_t from, int64_t to, int a, int b) const {
+  // The events of the range [from, to] for threads a and b, by the rule,
+  // into v->events, kept to kListedEvents around `anchor` (v->elided).
+  void Explain(int64_t from, int64_t to, int a, int b, int64_t anchor, Violation* v) const {
     std::vector<int32_t> out;
     from = std::max<int64_t>(from, 0);
-    if (from > to) return out;
+    if (from > to) return;
     // Sized first, from the lists' bounds alone (a command sent inside an
     // acquire or release begun before `from` is counted but not listed): a
     // retry storm lists tens of thousands of commands, and a doubling
@@ -188,7 +225,7 @@ class Explainer {
     // acquire; linear in what is listed, bar the sort.
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
-    return out;
+    Keep(out, anchor, v);
   }
 
  private:
@@ -245,21 +282,27 @@ const Explainer& ExplainerOf(const History& history, std::optional<Explainer>* e
   return **explainer;
 }
 
-// A mutual-exclusion violation's events: from the first holder's story
-// start to the second holder's entry.
-std::vector<int32_t> Explain(const History& history, const CriticalSection& a,
-                             const CriticalSection& b, std::optional<Explainer>* explainer) {
+// A violation's events: a mutual exclusion's from the first holder's story
+// start to the second holder's entry, a foreign write's from the holder's
+// acquisition to the write.
+void Explain(const History& history, std::optional<Explainer>* explainer, Violation* v) {
   const Explainer& e = ExplainerOf(history, explainer);
-  const int64_t from = std::min(a.acquired_index >= 0 ? a.acquired_index : a.enter_index,
-                                b.acquired_index >= 0 ? b.acquired_index : b.enter_index);
-  return e.Explain(e.StoryStart(a.process, from), b.enter_index, a.process, b.process);
+  if (v->kind == ViolationKind::kForeignWrite) {
+    e.Explain(v->held_index, v->state_index, v->holder, v->writer, v->held_index, v);
+    return;
+  }
+  const CriticalSection& a = v->first;
+  const CriticalSection& b = v->second;
+  const int64_t a_from = a.acquired_index >= 0 ? a.acquired_index : a.enter_index;
+  const int64_t from =
+      std::min(a_from, b.acquired_index >= 0 ? b.acquired_index : b.enter_index);
+  e.Explain(e.StoryStart(a.process, from), b.enter_index, a.process, b.process, a_from, v);
 }
 
 // Foreign writes: a state op (a value changed on a node by a client's
-// command) over a value that another thread wrote and still holds. Each
-// lists its events unless `explainer` is null.
+// command) over a value that another thread wrote and still holds.
 void ForeignWrites(const History& history, const std::vector<CriticalSection>& sections,
-                   std::optional<Explainer>* explainer, std::vector<Violation>* out) {
+                   std::vector<Violation>* out) {
   // By thread: its acquire ok while it holds, -1 when it does not.
   std::vector<int64_t> holding;
   auto holding_of = [&holding](int thread) -> int64_t& {
@@ -313,10 +356,7 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
         }
       }
       v.second.enter_index = op.index;
-      // From the holder's acquisition to the write.
-      if (explainer != nullptr) {
-        v.events = ExplainerOf(history, explainer).Explain(held, op.index, victim, op.subject);
-      }
+      v.held_index = held;
       out->push_back(std::move(v));
     }
   }
@@ -358,8 +398,6 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end, bool explain
       return by_resource(result.sections[x], result.sections[y]);
     });
   }
-  std::optional<Explainer> explainer_storage;
-  std::optional<Explainer>* explainer = explain ? &explainer_storage : nullptr;
   // Per section: how many later sections overlapped it, and where its
   // folded violation is (past kListedOverlaps).
   std::vector<int64_t> overlapped(result.sections.size(), 0);
@@ -392,7 +430,6 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end, bool explain
       v.second = s;
       v.overlap_start = s.start;
       v.overlap_end = std::min(first.end, s.end);
-      if (explainer != nullptr) v.events = Explain(history, first, s, explainer);
       if (folded_at[a] == result.violations.size()) {
         v.folded.emplace();
         Fold(s, &v);
@@ -401,13 +438,18 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end, bool explain
     }
     active.push_back(idx);
   }
-  ForeignWrites(history, result.sections, explainer, &result.violations);
+  ForeignWrites(history, result.sections, &result.violations);
   std::stable_sort(result.violations.begin(), result.violations.end(),
                    [](const Violation& a, const Violation& b) {
                      return a.overlap_start != b.overlap_start
                                 ? a.overlap_start < b.overlap_start
                                 : a.second.enter_index < b.second.enter_index;
                    });
+  if (explain) {
+    std::optional<Explainer> explainer;
+    const size_t explained = std::min(result.violations.size(), kExplainedViolations);
+    for (size_t i = 0; i < explained; ++i) Explain(history, &explainer, &result.violations[i]);
+  }
   return result;
 }
 

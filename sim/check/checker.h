@@ -13,6 +13,7 @@
 #ifndef LOCKSIM_SIM_CHECK_CHECKER_H_
 #define LOCKSIM_SIM_CHECK_CHECKER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -54,6 +55,29 @@ struct FoldedOverlaps {
   std::vector<std::pair<int, int64_t>> by_thread;
 };
 
+// A violation lists at most kListedEvents events. Its rule (below) can
+// list thousands: a thread that waited long for the lock sent a command per
+// retry, and a crowd of clients acquired and released all through a long
+// story; thousands of such violations made one 60 s run of 200 clients
+// write tens of gigabytes of JSON. Past the bound a violation keeps the
+// story's first kHeadEvents, the kAroundEvents either side of the first
+// holder's acquisition and the last events up to the second's entry, and
+// `elided` says where the others were and how many.
+inline constexpr size_t kListedEvents = 200;
+// And only the first kExplainedViolations of a run's violations (by time)
+// list events at all: the rest are found, counted and described as the
+// others, with empty `events`. A long run of many clients breaks a weak lock
+// thousands of times over, and no reader follows a thousand stories.
+inline constexpr size_t kExplainedViolations = 100;
+inline constexpr size_t kHeadEvents = 40;
+inline constexpr size_t kAroundEvents = 20;
+
+// Events of a violation's story left out of its list.
+struct ElidedEvents {
+  int32_t after = -1;  // the listed event they follow (a history index)
+  int64_t count = 0;
+};
+
 struct Violation {
   ViolationKind kind = ViolationKind::kMutualExclusion;
   std::string resource;
@@ -68,9 +92,13 @@ struct Violation {
   // op, node state and resource write; the commands any thread sent inside
   // a release begun in that range, and those the two sent inside an
   // acquire begun in it; the two threads' critical-section ops. 32 bits,
-  // as Op::index: a retry storm's violation lists ~10^5 of them.
+  // as Op::index. At most kListedEvents of them, and where some were left
+  // out, `elided` (in history order) says after which and how many. Empty
+  // past a run's first kExplainedViolations.
   std::vector<int32_t> events;
+  std::vector<ElidedEvents> elided;
   int64_t state_index = -1;  // foreign-write: the node state op
+  int64_t held_index = -1;   // foreign-write: the holder's acquire ok it held by
   int writer = -1;           // foreign-write: the thread whose command did it
   int holder = -1;           // foreign-write: the thread that held the lock
   // mutual-exclusion past kListedOverlaps of `first`: `second` is the first
@@ -85,10 +113,11 @@ struct CheckResult {
   bool ok() const { return violations.empty(); }
 };
 
-// Both kinds, ordered by time. Without `explain`, a violation's `events`
-// stay empty: a caller that keeps only the kinds and the sections (explore's
-// runs) does not pay for the index they come from, which for a retry storm
-// is a quarter of the run's memory.
+// Both kinds, ordered by time; the first kExplainedViolations list their
+// events. Without `explain`, no violation's `events` are listed: a caller
+// that keeps only the kinds and the sections (explore's runs) does not pay
+// for the index they come from, which for a retry storm is a quarter of the
+// run's memory.
 CheckResult CheckMutualExclusion(const History& history, Nanos end, bool explain = true);
 
 }  // namespace locksim

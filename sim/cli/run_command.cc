@@ -103,7 +103,16 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
   out << "; " << r.acquisitions << " acquisitions, " << r.failed_acquisitions << " timed out, ";
   if (r.errored_acquisitions > 0) out << r.errored_acquisitions << " raised an error, ";
   out << r.redis_commands << " Redis commands\n";
-  for (const Violation& v : r.check.violations) out << "  " << DescribeViolation(r, v) << "\n";
+  // A terminal shows the first kPrintedViolations; --json lists them all.
+  constexpr size_t kPrintedViolations = 20;
+  const std::vector<Violation>& violations = r.check.violations;
+  for (size_t i = 0; i < violations.size() && i < kPrintedViolations; ++i) {
+    out << "  " << DescribeViolation(r, violations[i]) << "\n";
+  }
+  if (violations.size() > kPrintedViolations) {
+    out << "  ... and " << violations.size() - kPrintedViolations
+        << " more violation(s); --json lists them all\n";
+  }
   if (r.library) PrintLibrary(out, *r.library);
   if (!r.liveness.text.empty()) out << "liveness: " << r.liveness.text << "\n";
   for (const std::string& u : r.unfired) out << "WARNING: " << u << "\n";

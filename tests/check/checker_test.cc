@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 
 namespace locksim {
@@ -241,6 +242,121 @@ TEST_F(EventsTest, AForeignWriteIsToldFromTheHoldersAcquisitionToTheWrite) {
   EXPECT_EQ(v.holder, a);
   EXPECT_EQ(v.state_index, deleted);
   EXPECT_EQ(v.events, (std::vector<int32_t>{a_acquired, a_enter, b_release, b_del, deleted}));
+}
+
+// A long story (a first holder that retried 100 times, then 100 cycles of
+// another client before the key expired) lists kListedEvents: its start,
+// the first holder's acquisition with the events either side, and its end
+// up to the second's entry; `elided` counts the two stretches left out.
+TEST_F(EventsTest, ALongStoryListsItsStartTheFirstAcquisitionAndItsEnd) {
+  std::vector<int32_t> story;  // every event the rule lists, in order
+  Step(a, OpType::kInvoke, OpF::kAcquire);
+  for (int i = 0; i < 100; ++i) {
+    story.push_back(Send(a, {"SET", "lock", "A", "NX", "PX", "1000"}));
+    story.push_back(Reply(a, Reply::Nil()));
+  }
+  const int32_t a_state = State(a, a);
+  const int32_t a_acquired = Step(a, OpType::kOk, OpF::kAcquire);
+  const int32_t a_enter = Step(a, OpType::kInvoke, OpF::kCs);
+  story.insert(story.end(), {a_state, a_acquired, a_enter});
+  for (int i = 0; i < 100; ++i) {
+    story.push_back(Step(c, OpType::kOk, OpF::kAcquire));
+    story.push_back(Step(c, OpType::kInvoke, OpF::kRelease));
+    story.push_back(Step(c, OpType::kOk, OpF::kRelease));
+  }
+  const int32_t expired = State(-1, -1);
+  Step(b, OpType::kInvoke, OpF::kAcquire);
+  const int32_t b_set = Send(b, {"SET", "lock", "B", "NX", "PX", "1000"});
+  const int32_t b_state = State(b, b);
+  const int32_t b_reply = Reply(b, Reply::Ok());
+  const int32_t b_acquired = Step(b, OpType::kOk, OpF::kAcquire);
+  const int32_t b_enter = Step(b, OpType::kInvoke, OpF::kCs);
+  story.insert(story.end(), {expired, b_set, b_state, b_reply, b_acquired, b_enter});
+  ASSERT_EQ(story.size(), 509u);
+
+  const CheckResult r = CheckMutualExclusion(h, seconds(t));
+  ASSERT_EQ(r.violations.size(), 1u);
+  const Violation& v = r.violations[0];
+  ASSERT_EQ(v.events.size(), kListedEvents);
+  // A's acquisition is the story's 202nd event (index 201): the 20 before
+  // it (A's last ten retries and its state) and the 20 from it are kept.
+  std::vector<int32_t> want(story.begin(), story.begin() + 40);
+  want.insert(want.end(), story.begin() + 181, story.begin() + 221);
+  want.insert(want.end(), story.end() - 120, story.end());
+  EXPECT_EQ(v.events, want);
+  ASSERT_EQ(v.elided.size(), 2u);
+  EXPECT_EQ(v.elided[0].after, story[39]);
+  EXPECT_EQ(v.elided[0].count, 141);
+  EXPECT_EQ(v.elided[1].after, story[220]);
+  EXPECT_EQ(v.elided[1].count, 168);
+  for (int32_t kept : {a_state, a_acquired, a_enter, expired, b_state, b_acquired, b_enter}) {
+    EXPECT_NE(std::find(v.events.begin(), v.events.end(), kept), v.events.end()) << kept;
+  }
+}
+
+// When the first holder's acquisition is among the story's last events
+// (it retried from the story's start), the window around it joins the
+// tail: the story's start and its last 160 events.
+TEST_F(EventsTest, AnAcquisitionNearTheEndIsListedWithTheLastEvents) {
+  std::vector<int32_t> story;
+  Step(a, OpType::kInvoke, OpF::kAcquire);
+  for (int i = 0; i < 150; ++i) {
+    story.push_back(Send(a, {"SET", "lock", "A", "NX", "PX", "1000"}));
+    story.push_back(Reply(a, Reply::Nil()));
+  }
+  story.push_back(State(a, a));
+  story.push_back(Step(a, OpType::kOk, OpF::kAcquire));
+  story.push_back(Step(a, OpType::kInvoke, OpF::kCs));
+  story.push_back(State(-1, -1));
+  story.push_back(Step(b, OpType::kOk, OpF::kAcquire));
+  story.push_back(Step(b, OpType::kInvoke, OpF::kCs));
+  ASSERT_EQ(story.size(), 306u);
+  const CheckResult r = CheckMutualExclusion(h, seconds(t));
+  ASSERT_EQ(r.violations.size(), 1u);
+  const Violation& v = r.violations[0];
+  std::vector<int32_t> want(story.begin(), story.begin() + 40);
+  want.insert(want.end(), story.end() - 160, story.end());
+  EXPECT_EQ(v.events, want);
+  ASSERT_EQ(v.elided.size(), 1u);
+  EXPECT_EQ(v.elided[0].after, story[39]);
+  EXPECT_EQ(v.elided[0].count, 106);
+}
+
+// Only the first kExplainedViolations violations of a run list events.
+TEST_F(EventsTest, OnlyTheFirstViolationsOfARunListEvents) {
+  // C overwrites B's value while B holds it, 120 times: 120 foreign
+  // writes, each with a story of its own.
+  for (int i = 0; i < 120; ++i) {
+    Step(b, OpType::kOk, OpF::kAcquire);
+    State(b, b);
+    State(c, c);
+    Step(b, OpType::kInvoke, OpF::kRelease);
+  }
+  const CheckResult r = CheckMutualExclusion(h, seconds(t));
+  ASSERT_EQ(r.violations.size(), 120u);
+  for (size_t i = 0; i < r.violations.size(); ++i) {
+    EXPECT_EQ(r.violations[i].kind, ViolationKind::kForeignWrite);
+    EXPECT_EQ(r.violations[i].events.empty(), i >= kExplainedViolations) << i;
+  }
+}
+
+// A story of kListedEvents or fewer is listed whole, with nothing elided.
+TEST_F(EventsTest, AStoryWithinTheBoundIsListedWhole) {
+  Step(a, OpType::kInvoke, OpF::kAcquire);
+  for (int i = 0; i < 97; ++i) {
+    Send(a, {"SET", "lock", "A", "NX", "PX", "1000"});
+    Reply(a, Reply::Nil());
+  }
+  State(a, a);
+  Step(a, OpType::kOk, OpF::kAcquire);
+  Step(a, OpType::kInvoke, OpF::kCs);
+  State(-1, -1);
+  Step(b, OpType::kOk, OpF::kAcquire);
+  Step(b, OpType::kInvoke, OpF::kCs);  // 194 + 6 = 200 events
+  const CheckResult r = CheckMutualExclusion(h, seconds(t));
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].events.size(), kListedEvents);
+  EXPECT_TRUE(r.violations[0].elided.empty());
 }
 
 // Without explanations (explore's runs) the checker finds the same
