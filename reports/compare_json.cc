@@ -112,7 +112,9 @@ ojson CellToJson(const CompareResult& result, const CompareCell& c) {
     runs.push_back(rj);
   }
   j["runs"] = runs;
-  if (c.counterexample) j["counterexample"] = ResultToJson(*c.counterexample, true);
+  if (c.counterexample) {
+    j["counterexample"] = ResultToJson(*c.counterexample, true, kCounterexampleHistoryOps);
+  }
   return j;
 }
 
@@ -162,7 +164,7 @@ ojson SearchCellToJson(const SearchResult& search, const SearchCell& c) {
     j["effects"] = run.effect.sentences;
   }
   j["story"] = run.scenario.description;
-  j["counterexample"] = ResultToJson(run, true);
+  j["counterexample"] = ResultToJson(run, true, kCounterexampleHistoryOps);
   (void)search;
   return j;
 }

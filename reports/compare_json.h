@@ -6,6 +6,7 @@
 #ifndef LOCKSIM_REPORTS_COMPARE_JSON_H_
 #define LOCKSIM_REPORTS_COMPARE_JSON_H_
 
+#include <cstddef>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +19,12 @@ inline constexpr std::string_view kCompareSchema = "locksim-compare";
 // Version 2 adds the optional "search" section (compare --search); a
 // version 1 file (no search) is read as well.
 inline constexpr int kCompareSchemaVersion = 2;
+
+// A counterexample carries its run's history whole up to this many
+// operations (the bundled ones hold 20 000 at most); past it, without the
+// Redis commands (ResultToJson): a run stopped at --max-ops' 4 000 000
+// made a 2 GB results.json and a 255 MB report.
+inline constexpr size_t kCounterexampleHistoryOps = 100000;
 
 nlohmann::ordered_json CompareToJson(const CompareResult& result);
 

@@ -445,6 +445,10 @@ std::string Detail(const ojson& cell, const std::string& back = "matrix") {
     }
   }
   s += RenderTimelineSvg(ce, id);
+  // A long run's timeline is drawn without each Redis command: say so.
+  if (ce.contains("history_note")) {
+    s += "<p class=\"story\">Timeline: " + EscapeXml(ce.value("history_note", "")) + ".</p>\n";
+  }
   s += Trace(ce);
   s += "</article>\n";
   return s;

@@ -117,7 +117,7 @@ std::string DescribeViolation(const RunResult& r, const Violation& v) {
          FormatDuration(v.overlap_end - v.overlap_start) + ")";
 }
 
-ojson ResultToJson(const RunResult& r, bool with_history) {
+ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops) {
   const History& h = r.history;
   ojson j;
   j["schema_version"] = kResultSchemaVersion;
@@ -279,7 +279,25 @@ ojson ResultToJson(const RunResult& r, bool with_history) {
   }
   if (with_history) {
     ojson ops = ojson::array();
-    for (const Op& op : h.ops()) ops.push_back(OpToJson(h, op));
+    if (max_history_ops == 0 || h.size() <= max_history_ops) {
+      for (const Op& op : h.ops()) ops.push_back(OpToJson(h, op));
+    } else {
+      Nanos until{0};
+      for (const Op& op : h.ops()) {
+        if (op.f == OpF::kRedis || op.f == OpF::kAdapter) continue;
+        if (ops.size() == max_history_ops) break;
+        ops.push_back(OpToJson(h, op));
+        until = op.time;
+      }
+      const bool cut = ops.size() == max_history_ops;
+      j["history_omitted"] = h.size() - ops.size();
+      j["history_note"] =
+          "the run recorded " + std::to_string(h.size()) + " operations; listed are " +
+          std::to_string(ops.size()) + " of its client, node-state and fault operations" +
+          (cut ? ", up to " + FormatDuration(until) : std::string()) +
+          ", without its Redis commands and adapter requests (locksim run --history of its "
+          "scenario and seed lists them all)";
+    }
     j["history"] = ops;
   }
   return j;

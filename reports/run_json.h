@@ -4,6 +4,7 @@
 #ifndef LOCKSIM_REPORTS_RUN_JSON_H_
 #define LOCKSIM_REPORTS_RUN_JSON_H_
 
+#include <cstddef>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -14,7 +15,14 @@ namespace locksim {
 
 inline constexpr int kResultSchemaVersion = 1;
 
-nlohmann::ordered_json ResultToJson(const RunResult& result, bool with_history);
+// With `with_history`, the run's operations under `history`: all of them,
+// unless `max_history_ops` is not 0 and the history holds more. Then only
+// those a timeline draws as lanes (all but each Redis command and adapter
+// request), the first `max_history_ops` of them at most, and
+// `history_omitted` counts the rest while `history_note` says what was left
+// out and how to list it all.
+nlohmann::ordered_json ResultToJson(const RunResult& result, bool with_history,
+                                    size_t max_history_ops = 0);
 
 // One line per violation, for terminals: "B and C both held lock:x ...".
 std::string DescribeViolation(const RunResult& result, const Violation& v);

@@ -13,11 +13,13 @@
 #include "reports/markdown_report.h"
 #include "reports/report_text.h"
 #include "reports/compare_json.h"
+#include "reports/run_json.h"
 #include "reports/svg_timeline.h"
 #include "reports/terminal_table.h"
 #include "reports/xml_escape.h"
 #include "sim/result/compare_result.h"
 #include "sim/run/compare.h"
+#include "sim/run/runner.h"
 #include "sim/core/errors.h"
 #include "tests/testing/scenario_paths.h"
 
@@ -176,6 +178,38 @@ TEST(ResultsJson, IsVersionedAndByteIdenticalAcrossRuns) {
   o.algorithms = {"set-nx-px", "setnx-simple", "rate-limit-lua"};
   o.scenario_paths = {ScenarioPath("f01-pause-past-ttl"), ScenarioPath("w05-rate-limit")};
   EXPECT_EQ(CompareToJson(RunCompare(o)).dump(2), j.dump(2));
+}
+
+// A history longer than the bound is listed without its Redis commands,
+// and at most the bound's number of operations, with the count left out
+// and a note that says so; within it, whole and with no note.
+TEST(ResultsJson, ALongHistoryIsListedWithoutItsCommandsAndSaysSo) {
+  RunOptions o;
+  o.algorithm = "set-nx-px";
+  const RunResult r = RunScenario(LoadScenario(ScenarioPath("f01-pause-past-ttl")), o);
+  const size_t total = r.history.size();
+  size_t lock_ops = 0;
+  for (const Op& op : r.history.ops()) lock_ops += op.f != OpF::kRedis && op.f != OpF::kAdapter;
+  ASSERT_LT(lock_ops, total);
+
+  const ojson whole = ResultToJson(r, true, total);
+  EXPECT_EQ(whole["history"].size(), total);
+  EXPECT_FALSE(whole.contains("history_omitted"));
+  EXPECT_FALSE(whole.contains("history_note"));
+
+  const ojson lanes = ResultToJson(r, true, total - 1);
+  ASSERT_EQ(lanes["history"].size(), lock_ops);
+  for (const ojson& op : lanes["history"]) EXPECT_NE(op["f"], "redis");
+  EXPECT_EQ(lanes["history_omitted"], total - lock_ops);
+  EXPECT_NE(lanes["history_note"].get<std::string>().find("without its Redis commands"),
+            std::string::npos);
+  EXPECT_EQ(lanes["history_note"].get<std::string>().find("up to"), std::string::npos);
+
+  const ojson first = ResultToJson(r, true, 5);
+  ASSERT_EQ(first["history"].size(), 5u);
+  EXPECT_EQ(first["history_omitted"], total - 5);
+  EXPECT_NE(first["history_note"].get<std::string>().find("up to"), std::string::npos);
+  EXPECT_EQ(first["history"][4], lanes["history"][4]);
 }
 
 TEST(ResultsJson, ParseRoundTripsAndNamesWhatIsWrong) {
