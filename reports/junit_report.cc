@@ -36,8 +36,15 @@ std::string RenderJunit(const ojson& r) {
         message += ": " + EffectSentence(c);
         std::string body;
         if (c.contains("counterexample")) {
-          for (const ojson& v : c["counterexample"].value("violations", ojson::array())) {
-            body += v.value("text", "") + "\n";
+          // The first 20, as a terminal shows them; results.json has all.
+          constexpr size_t kListed = 20;
+          const ojson& violations = c["counterexample"].value("violations", ojson::array());
+          for (size_t i = 0; i < violations.size() && i < kListed; ++i) {
+            body += violations[i].value("text", "") + "\n";
+          }
+          if (violations.size() > kListed) {
+            body += "... and " + std::to_string(violations.size() - kListed) +
+                    " more violation(s) in results.json\n";
           }
           body += "replay: locksim run " + c["counterexample"].value("scenario_file", "") +
                   " --algorithm " + c.at("algorithm").get<std::string>() + " --seed " +
