@@ -21,7 +21,7 @@ inline constexpr std::string_view kCompareSchema = "locksim-compare";
 inline constexpr int kCompareSchemaVersion = 2;
 
 // A counterexample carries its run's history whole up to this many
-// operations (the bundled ones hold 20 000 at most); past it, without the
+// operations (the bundled ones hold 19 140 at most); past it, without the
 // Redis commands (ResultToJson): a run stopped at --max-ops' 4 000 000
 // made a 2 GB results.json and a 255 MB report.
 inline constexpr size_t kCounterexampleHistoryOps = 100000;

@@ -1,6 +1,7 @@
 #include "reports/run_json.h"
 
 #include <map>
+#include <optional>
 
 #include "sim/check/lease.h"
 
@@ -163,7 +164,8 @@ ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops
       if (op.actor == h.nemesis()) fault_ops.push_back(op.index);
     }
   }
-  const LeaseIndex leases(h);
+  std::optional<LeaseIndex> leases;
+  if (!r.check.violations.empty()) leases.emplace(h);
   ojson violations = ojson::array();
   for (const Violation& v : r.check.violations) {
     ojson vj;
@@ -180,10 +182,10 @@ ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops
       vj["holder"] = h.name(v.holder);
       vj["node"] = h.name(state.actor);
       vj["state"] = OpToJson(h, state);
-      vj["holder_section"] = SectionToJson(h, leases, v.first);
+      vj["holder_section"] = SectionToJson(h, *leases, v.first);
     } else {
-      vj["first"] = SectionToJson(h, leases, v.first);
-      vj["second"] = SectionToJson(h, leases, v.second);
+      vj["first"] = SectionToJson(h, *leases, v.first);
+      vj["second"] = SectionToJson(h, *leases, v.second);
       if (v.folded) {
         ojson with = ojson::object();
         for (const auto& [thread, count] : v.folded->by_thread) with[h.name(thread)] = count;
@@ -195,7 +197,9 @@ ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops
     ojson trace = ojson::array();
     // Every fault up to the violation, including those before the window
     // the events cover (a clock skewed at the start).
-    const int64_t last = v.events.empty() ? -1 : v.events.back();
+    // (The second's entry, or the write: the last event when events are
+    // listed, and for a violation past the explained ones too.)
+    const int64_t last = v.second.enter_index;
     for (int32_t i : fault_ops) {
       if (i > last) break;
       faults.push_back(TraceLine(h, h.ops()[i]));
@@ -283,14 +287,19 @@ ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops
       for (const Op& op : h.ops()) ops.push_back(OpToJson(h, op));
     } else {
       Nanos until{0};
+      bool cut = false;  // some of the ops kept did not fit
       for (const Op& op : h.ops()) {
         if (op.f == OpF::kRedis || op.f == OpF::kAdapter) continue;
-        if (ops.size() == max_history_ops) break;
+        if (ops.size() == max_history_ops) {
+          cut = true;
+          break;
+        }
         ops.push_back(OpToJson(h, op));
         until = op.time;
       }
-      const bool cut = ops.size() == max_history_ops;
       j["history_omitted"] = h.size() - ops.size();
+      // A timeline draws the run up to here, not to its end.
+      if (cut) j["history_until"] = until.count();
       j["history_note"] =
           "the run recorded " + std::to_string(h.size()) + " operations; listed are " +
           std::to_string(ops.size()) + " of its client, node-state and fault operations" +

@@ -20,7 +20,8 @@ inline constexpr int kResultSchemaVersion = 1;
 // those a timeline draws as lanes (all but each Redis command and adapter
 // request), the first `max_history_ops` of them at most, and
 // `history_omitted` counts the rest while `history_note` says what was left
-// out and how to list it all.
+// out and how to list it all; `history_until`, when those did not all fit,
+// is the time of the last one listed.
 nlohmann::ordered_json ResultToJson(const RunResult& result, bool with_history,
                                     size_t max_history_ops = 0);
 

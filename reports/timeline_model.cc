@@ -258,12 +258,21 @@ TimelineModel BuildTimeline(const ojson& run) {
   const std::vector<TimelineOp> ops = OpsFromJson(run.at("history"));
   m.end = run.at("stats").at("end").get<int64_t>();
   for (const TimelineOp& op : ops) m.end = std::max(m.end, op.time);
+  // A history listed only up to a time (a compare's counterexample of a
+  // long run) is drawn up to it: what was open then ends there.
+  if (run.contains("history_until")) m.end = run["history_until"].get<int64_t>();
   if (m.end <= 0) m.end = 1;
   Builder builder(&m);
   for (const TimelineOp& op : ops) builder.Add(op);
   builder.Finish();
   AddViolations(run, &m);
   AddStall(run, &m);
+  // Nor are the violations after it drawn.
+  std::erase_if(m.overlaps, [&m](const TimelineBand& b) { return b.span.start > m.end; });
+  for (TimelineBand& b : m.overlaps) b.span.end = std::min(b.span.end, m.end);
+  std::erase_if(m.writes, [&m](const TimelineMarker& w) { return w.time > m.end; });
+  if (m.stall && m.stall->span.start > m.end) m.stall.reset();
+  if (m.stall) m.stall->span.end = std::min(m.stall->span.end, m.end);
   return m;
 }
 

@@ -95,9 +95,9 @@ bool IsFault(OpF f) {
 }
 
 // The listed events: all of `story` (sorted op indices) up to
-// kListedEvents; past it, its first kHeadEvents, the kAroundEvents either
-// side of the first at or after `anchor`, and its last ones: kListedEvents
-// in all. Each stretch left out becomes an
+// kListedEvents; past it, its first kHeadEvents, the kAroundEvents before
+// the first at or after `anchor` and the kAroundEvents from it, and its
+// last ones: kListedEvents in all. Each stretch left out becomes an
 // ElidedEvents after the listed event before it.
 void Keep(const std::vector<int32_t>& story, int64_t anchor, Violation* v) {
   const size_t n = story.size();

@@ -60,13 +60,14 @@ struct FoldedOverlaps {
 // retry, and a crowd of clients acquired and released all through a long
 // story; thousands of such violations made one 60 s run of 200 clients
 // write tens of gigabytes of JSON. Past the bound a violation keeps the
-// story's first kHeadEvents, the kAroundEvents either side of the first
-// holder's acquisition and the last events up to the second's entry, and
-// `elided` says where the others were and how many.
+// story's first kHeadEvents, the kAroundEvents before the first holder's
+// acquisition and the kAroundEvents from it, and the last events up to the
+// second's entry, and `elided` says where the others were and how many.
 inline constexpr size_t kListedEvents = 200;
 // And only the first kExplainedViolations of a run's violations (by time)
 // list events at all: the rest are found, counted and described as the
-// others, with empty `events`. A long run of many clients breaks a weak lock
+// others, with empty `events` (a run's JSON still lists their faults). A
+// long run of many clients breaks a weak lock
 // thousands of times over, and no reader follows a thousand stories.
 inline constexpr size_t kExplainedViolations = 100;
 inline constexpr size_t kHeadEvents = 40;

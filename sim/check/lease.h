@@ -30,10 +30,12 @@ class LeaseIndex {
 
   // For the thread `thread` entering at history index `at` (a cs invoke),
   // by node actor in increasing order; empty when it wrote to no node (or
-  // `at` < 0). The lease on a node runs from the last state op before
-  // `at` that shows the value of the thread's owner, to its key's expiry,
-  // cut short at the next state op of the node (someone else's value, or
-  // none) if one comes before `at`.
+  // `at` < 0). The lease on a node runs from the last state op before `at`
+  // that shows a value put there by a thread of the same owner (its
+  // `subject`), to that key's expiry, cut short at the node's next state op
+  // that succeeded (type ok) if one comes before `at`. As a scan of every
+  // state op before `at` would find, in a history recorded in time order,
+  // as both worlds record theirs (sim/check/checker.h).
   std::vector<NodeLease> AtEntry(int thread, int64_t at) const;
 
   // Whether the thread entered with no lease left anywhere it held one

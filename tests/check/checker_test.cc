@@ -246,8 +246,9 @@ TEST_F(EventsTest, AForeignWriteIsToldFromTheHoldersAcquisitionToTheWrite) {
 
 // A long story (a first holder that retried 100 times, then 100 cycles of
 // another client before the key expired) lists kListedEvents: its start,
-// the first holder's acquisition with the events either side, and its end
-// up to the second's entry; `elided` counts the two stretches left out.
+// the 20 events before the first holder's acquisition and the 20 from it,
+// and its end up to the second's entry; `elided` counts the two stretches
+// left out.
 TEST_F(EventsTest, ALongStoryListsItsStartTheFirstAcquisitionAndItsEnd) {
   std::vector<int32_t> story;  // every event the rule lists, in order
   Step(a, OpType::kInvoke, OpF::kAcquire);
@@ -279,7 +280,8 @@ TEST_F(EventsTest, ALongStoryListsItsStartTheFirstAcquisitionAndItsEnd) {
   const Violation& v = r.violations[0];
   ASSERT_EQ(v.events.size(), kListedEvents);
   // A's acquisition is the story's 202nd event (index 201): the 20 before
-  // it (A's last ten retries and its state) and the 20 from it are kept.
+  // it (the reply of A's 91st retry, its last nine retries and its state)
+  // and the 20 from it are kept.
   std::vector<int32_t> want(story.begin(), story.begin() + 40);
   want.insert(want.end(), story.begin() + 181, story.begin() + 221);
   want.insert(want.end(), story.end() - 120, story.end());

@@ -204,12 +204,14 @@ TEST(ResultsJson, ALongHistoryIsListedWithoutItsCommandsAndSaysSo) {
   EXPECT_NE(lanes["history_note"].get<std::string>().find("without its Redis commands"),
             std::string::npos);
   EXPECT_EQ(lanes["history_note"].get<std::string>().find("up to"), std::string::npos);
+  EXPECT_FALSE(lanes.contains("history_until"));  // every lane op is there
 
   const ojson first = ResultToJson(r, true, 5);
   ASSERT_EQ(first["history"].size(), 5u);
   EXPECT_EQ(first["history_omitted"], total - 5);
   EXPECT_NE(first["history_note"].get<std::string>().find("up to"), std::string::npos);
   EXPECT_EQ(first["history"][4], lanes["history"][4]);
+  EXPECT_EQ(first["history_until"], first["history"][4]["time"]);
 }
 
 TEST(ResultsJson, ParseRoundTripsAndNamesWhatIsWrong) {

@@ -125,6 +125,29 @@ TEST(TimelineModel, ANodeLaneShowsTheKeyItsOwnerAndItsTtl) {
   EXPECT_EQ(s[2].end, 200);
 }
 
+// A history listed only up to a time (`history_until`, a compare's
+// counterexample of a long run) is drawn up to it: what was open then ends
+// there, and violations after it are not drawn.
+TEST(TimelineModel, AHistoryListedUpToATimeIsDrawnUpToIt) {
+  ojson run = SmallRun();
+  ojson h = ojson::array();
+  for (const ojson& op : run["history"]) {
+    if (op["time"].get<int64_t>() <= 70) h.push_back(op);
+  }
+  run["history"] = h;
+  run["history_until"] = 70;
+  run["violations"].push_back({{"kind", "mutual-exclusion"},
+                               {"overlap", {{"start", 120}, {"end", 130}}},
+                               {"text", "later"}});
+  const TimelineModel m = BuildTimeline(run);
+  EXPECT_EQ(m.end, 70);
+  EXPECT_EQ(m.clients[0].sections, (std::vector<TimelineBar>{{10, 70}}));
+  EXPECT_EQ(m.clients[1].holding, (std::vector<TimelineBar>{{60, 70}}));
+  EXPECT_EQ(m.nodes[0].segments.back().end, 70);
+  ASSERT_EQ(m.overlaps.size(), 1u);
+  EXPECT_EQ(m.overlaps[0].span, (TimelineBar{60, 70}));
+}
+
 TEST(TimelineModel, AThreadLaneBelongsToItsProcess) {
   EXPECT_TRUE(LaneOf("A", "A"));
   EXPECT_TRUE(LaneOf("A.2", "A"));
