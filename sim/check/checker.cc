@@ -142,8 +142,9 @@ void Keep(const std::vector<int32_t>& story, int64_t anchor, Violation* v) {
 //   - a's and b's critical-section ops.
 // Where the story starts is the rule's too (StoryStart). The answers come
 // from indices built once per history, so that a violation costs
-// O(log n + what it lists): a holder that never leaves overlaps every later
-// section, and a scan per violation would be O(n^2).
+// O(log n + what the rule lists), of which Keep lists kListedEvents at
+// most: a holder that never leaves overlaps every later section, and a
+// scan per violation would be O(n^2).
 class Explainer {
  public:
   explicit Explainer(const History& history) {
