@@ -1,6 +1,7 @@
 #include "reports/junit_report.h"
 
 #include "reports/report_text.h"
+#include "reports/run_json.h"
 #include "reports/xml_escape.h"
 
 namespace locksim {
@@ -36,14 +37,13 @@ std::string RenderJunit(const ojson& r) {
         message += ": " + EffectSentence(c);
         std::string body;
         if (c.contains("counterexample")) {
-          // The first 20, as a terminal shows them; results.json has all.
-          constexpr size_t kListed = 20;
+          // As many as a terminal shows; results.json has all.
           const ojson& violations = c["counterexample"].value("violations", ojson::array());
-          for (size_t i = 0; i < violations.size() && i < kListed; ++i) {
+          for (size_t i = 0; i < violations.size() && i < kSummarizedViolations; ++i) {
             body += violations[i].value("text", "") + "\n";
           }
-          if (violations.size() > kListed) {
-            body += "... and " + std::to_string(violations.size() - kListed) +
+          if (violations.size() > kSummarizedViolations) {
+            body += "... and " + std::to_string(violations.size() - kSummarizedViolations) +
                     " more violation(s) in results.json\n";
           }
           body += "replay: locksim run " + c["counterexample"].value("scenario_file", "") +

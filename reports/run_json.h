@@ -28,6 +28,10 @@ nlohmann::ordered_json ResultToJson(const RunResult& result, bool with_history,
 // One line per violation, for terminals: "B and C both held lock:x ...".
 std::string DescribeViolation(const RunResult& result, const Violation& v);
 
+// How many of those lines a summary gives (a terminal's, a junit.xml
+// failure's) before it counts the rest: results.json lists them all.
+inline constexpr size_t kSummarizedViolations = 20;
+
 // A foreign write's command as the writer sent it ("DEL", "GETSET"):
 // the last one it sent before the node's state changed.
 std::string ForeignWriteCommand(const History& history, const Violation& v);

@@ -103,14 +103,12 @@ void PrintSummary(std::ostream& out, const RunResult& r) {
   out << "; " << r.acquisitions << " acquisitions, " << r.failed_acquisitions << " timed out, ";
   if (r.errored_acquisitions > 0) out << r.errored_acquisitions << " raised an error, ";
   out << r.redis_commands << " Redis commands\n";
-  // A terminal shows the first kPrintedViolations; --json lists them all.
-  constexpr size_t kPrintedViolations = 20;
   const std::vector<Violation>& violations = r.check.violations;
-  for (size_t i = 0; i < violations.size() && i < kPrintedViolations; ++i) {
+  for (size_t i = 0; i < violations.size() && i < kSummarizedViolations; ++i) {
     out << "  " << DescribeViolation(r, violations[i]) << "\n";
   }
-  if (violations.size() > kPrintedViolations) {
-    out << "  ... and " << violations.size() - kPrintedViolations
+  if (violations.size() > kSummarizedViolations) {
+    out << "  ... and " << violations.size() - kSummarizedViolations
         << " more violation(s); --json lists them all\n";
   }
   if (r.library) PrintLibrary(out, *r.library);
