@@ -10,9 +10,10 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-ojson OpToJson(const History& h, const Op& op) {
+ojson OpToJson(const History& h, int32_t index) {
+  const Op& op = h.ops()[static_cast<size_t>(index)];
   ojson j;
-  j["index"] = op.index;
+  j["index"] = index;
   j["time"] = op.time.count();
   j["process"] = h.name(op.actor);
   j["type"] = OpTypeName(op.type);
@@ -162,8 +163,9 @@ ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops
   std::vector<int32_t> fault_ops;
   std::optional<LeaseIndex> leases;
   if (!r.check.violations.empty()) {
-    for (const Op& op : h.lock_ops()) {
-      if (op.actor == h.nemesis()) fault_ops.push_back(op.index);
+    const History::LockOps lock_ops = h.lock_ops();
+    for (auto op = lock_ops.begin(); op != lock_ops.end(); ++op) {
+      if (op->actor == h.nemesis()) fault_ops.push_back(op.index());
     }
     leases.emplace(h);
   }
@@ -182,7 +184,7 @@ ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops
       vj["writer"] = h.name(v.writer);
       vj["holder"] = h.name(v.holder);
       vj["node"] = h.name(state.actor);
-      vj["state"] = OpToJson(h, state);
+      vj["state"] = OpToJson(h, static_cast<int32_t>(v.state_index));
       vj["holder_section"] = SectionToJson(h, *leases, v.first);
     } else {
       vj["first"] = SectionToJson(h, *leases, v.first);
@@ -209,7 +211,7 @@ ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops
     auto elided = v.elided.begin();
     for (int32_t i : v.events) {
       const Op& op = h.ops()[i];
-      events.push_back(OpToJson(h, op));
+      events.push_back(OpToJson(h, i));
       trace.push_back(TraceLine(h, op));
       if (elided != v.elided.end() && elided->after == i) {
         trace.push_back("... " + std::to_string(elided->count) +
@@ -285,18 +287,18 @@ ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops
   if (with_history) {
     ojson ops = ojson::array();
     if (max_history_ops == 0 || h.size() <= max_history_ops) {
-      for (const Op& op : h.ops()) ops.push_back(OpToJson(h, op));
+      for (size_t i = 0; i < h.size(); ++i) ops.push_back(OpToJson(h, static_cast<int32_t>(i)));
     } else {
       Nanos until{0};
       bool cut = false;  // some of the ops kept did not fit
-      for (const Op& op : h.ops()) {
-        if (op.f == OpF::kRedis || op.f == OpF::kAdapter) continue;
+      for (auto op = h.ops().begin(); op != h.ops().end(); ++op) {
+        if (op->f == OpF::kRedis || op->f == OpF::kAdapter) continue;
         if (ops.size() == max_history_ops) {
           cut = true;
           break;
         }
-        ops.push_back(OpToJson(h, op));
-        until = op.time;
+        ops.push_back(OpToJson(h, op.index()));
+        until = op->time;
       }
       j["history_omitted"] = h.size() - ops.size();
       // A timeline draws the run up to here, not to its end.

@@ -31,20 +31,23 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
     return std::find_if(list.begin(), list.end(), [key](const auto& e) { return e.first == key; });
   };
   std::vector<int64_t> last_acquired;  // by process: its last acquire ok, or -1
-  for (const Op& op : history.lock_ops()) {
+  const History::LockOps lock_ops = history.lock_ops();
+  for (auto it = lock_ops.begin(); it != lock_ops.end(); ++it) {
+    const Op& op = *it;
+    const int32_t index = it.index();
     if (op.f == OpF::kCrash && op.subject >= 0) {
       // The crashed process's sections end with it.
       for (size_t a = 0; a < open.size(); ++a) {
         if (history.owner(static_cast<int>(a)) != op.subject) continue;
         for (const auto& [key, at] : open[a]) {
           out[at].end = op.time;
-          out[at].exit_index = op.index;
+          out[at].exit_index = index;
           out[at].crashed = true;
         }
         open[a].clear();
       }
     } else if (op.f == OpF::kAcquire && op.type == OpType::kOk) {
-      Grown(&last_acquired, static_cast<size_t>(op.actor), int64_t{-1}) = op.index;
+      Grown(&last_acquired, static_cast<size_t>(op.actor), int64_t{-1}) = index;
     } else if (op.f == OpF::kCs && op.type == OpType::kInvoke) {
       const std::string& key = history.key(op);
       CriticalSection s;
@@ -52,7 +55,7 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
       s.resource = key;
       s.start = op.time;
       s.end = end;
-      s.enter_index = op.index;
+      s.enter_index = index;
       const size_t p = static_cast<size_t>(op.actor);
       s.acquired_index = p < last_acquired.size() ? last_acquired[p] : -1;
       // A section entered again without leaving: the new one is the open one.
@@ -69,7 +72,7 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
       auto it = find(list, history.key(op));
       if (it != list.end()) {
         out[it->second].end = op.time;
-        out[it->second].exit_index = op.index;
+        out[it->second].exit_index = index;
         list.erase(it);
       }
     }
@@ -150,18 +153,20 @@ class Explainer {
   explicit Explainer(const History& history) {
     std::vector<int32_t> last_release;  // by thread: its last release op, or -1
     std::vector<int32_t> last_acquire;  // by thread: its last acquire op, or -1
-    for (const Op& op : history.ops()) {
+    for (auto it = history.ops().begin(); it != history.ops().end(); ++it) {
+      const Op& op = *it;
+      const int32_t index = it.index();
       const size_t p = static_cast<size_t>(op.actor);
       switch (op.f) {
         case OpF::kAcquire:
-          if (op.type != OpType::kInvoke) always_.push_back(op.index);
-          if (op.type == OpType::kInvoke) Grown(&markers_, p).push_back({op.index, true});
-          Grown(&last_acquire, p, int32_t{-1}) = op.index;
+          if (op.type != OpType::kInvoke) always_.push_back(index);
+          if (op.type == OpType::kInvoke) Grown(&markers_, p).push_back({index, true});
+          Grown(&last_acquire, p, int32_t{-1}) = index;
           break;
         case OpF::kRelease:
-          always_.push_back(op.index);
-          Grown(&markers_, p).push_back({op.index, false});
-          Grown(&last_release, p, int32_t{-1}) = op.index;
+          always_.push_back(index);
+          Grown(&markers_, p).push_back({index, false});
+          Grown(&last_release, p, int32_t{-1}) = index;
           break;
         case OpF::kRedis:
         case OpF::kAdapter: {
@@ -169,19 +174,19 @@ class Explainer {
           // (acquire) op before it is an invoke.
           const int32_t r = Grown(&last_release, p, int32_t{-1});
           if (r >= 0 && history.ops()[static_cast<size_t>(r)].type == OpType::kInvoke) {
-            release_commands_.push_back({op.index, r});
+            release_commands_.push_back({index, r});
           }
           const int32_t q = Grown(&last_acquire, p, int32_t{-1});
           if (q >= 0 && history.ops()[static_cast<size_t>(q)].type == OpType::kInvoke) {
-            Grown(&acquire_commands_, p).push_back({op.index, q});
+            Grown(&acquire_commands_, p).push_back({index, q});
           }
           break;
         }
-        case OpF::kCs: Grown(&cs_, p).push_back(op.index); break;
+        case OpF::kCs: Grown(&cs_, p).push_back(index); break;
         case OpF::kState:
-        case OpF::kWrite: always_.push_back(op.index); break;
+        case OpF::kWrite: always_.push_back(index); break;
         default:
-          if (IsFault(op.f)) always_.push_back(op.index);
+          if (IsFault(op.f)) always_.push_back(index);
           break;
       }
     }
@@ -257,7 +262,7 @@ class Explainer {
     }
   }
 
-  // Op indices are 32 bits (Op::index): a retry storm sends tens of
+  // Op indices are 32 bits (History::kMaxOps): a retry storm sends tens of
   // thousands of commands inside one acquire, each listed here.
   struct Command {
     int32_t index;   // the redis (adapter) op
@@ -321,9 +326,12 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
     }
     return keys.emplace_back(key, 0).second;
   };
-  for (const Op& op : history.lock_ops()) {
+  const History::LockOps lock_ops = history.lock_ops();
+  for (auto it = lock_ops.begin(); it != lock_ops.end(); ++it) {
+    const Op& op = *it;
+    const int32_t index = it.index();
     if (op.f == OpF::kAcquire && op.type == OpType::kOk && !op.nested) {
-      holding_of(op.actor) = op.index;
+      holding_of(op.actor) = index;
     } else if (op.f == OpF::kRelease && op.type == OpType::kInvoke && !op.nested) {
       holding_of(op.actor) = -1;
     } else if (op.f == OpF::kCrash && op.subject >= 0) {
@@ -342,7 +350,7 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
       Violation v;
       v.kind = ViolationKind::kForeignWrite;
       v.resource = state.key;
-      v.state_index = op.index;
+      v.state_index = index;
       v.writer = op.subject;
       v.holder = victim;
       v.overlap_start = v.overlap_end = op.time;
@@ -351,12 +359,12 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
       v.second.process = op.subject;
       // The holder's critical section, if it was in one.
       for (const CriticalSection& s : sections) {
-        if (s.process == victim && s.enter_index <= op.index &&
-            (s.exit_index < 0 || s.exit_index > op.index)) {
+        if (s.process == victim && s.enter_index <= index &&
+            (s.exit_index < 0 || s.exit_index > index)) {
           v.first = s;
         }
       }
-      v.second.enter_index = op.index;
+      v.second.enter_index = index;
       v.held_index = held;
       out->push_back(std::move(v));
     }

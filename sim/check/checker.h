@@ -93,7 +93,7 @@ struct Violation {
   // op, node state and resource write; the commands any thread sent inside
   // a release begun in that range, and those the two sent inside an
   // acquire begun in it; the two threads' critical-section ops. 32 bits,
-  // as Op::index. At most kListedEvents of them, and where some were left
+  // as every op index. At most kListedEvents of them, and where some were left
   // out, `elided` (in history order) says after which and how many. Empty
   // past a run's first kExplainedViolations.
   std::vector<int32_t> events;

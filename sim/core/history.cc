@@ -126,10 +126,10 @@ const Op& History::Append(Nanos time, int actor, OpType type, OpF f, Payload pay
     std::abort();
   }
   Op& op = ops_.Append();
-  op.index = static_cast<int32_t>(ops_.size() - 1);
+  const auto index = static_cast<int32_t>(ops_.size() - 1);
   op.time = time;
   op.actor = actor;
-  op.node = node;
+  op.node = static_cast<int16_t>(node);
   op.subject = subject;
   op.type = type;
   op.f = f;
@@ -139,9 +139,9 @@ const Op& History::Append(Nanos time, int actor, OpType type, OpF f, Payload pay
   if (f == OpF::kRedis) {
     commands_sent_ += type == OpType::kInvoke;
   } else if (f != OpF::kAdapter) {
-    lock_ops_.push_back(op.index);
+    lock_ops_.push_back(index);
   }
-  if (listener_) listener_(op.index);
+  if (listener_) listener_(index);
   return op;
 }
 
@@ -249,7 +249,7 @@ const Op& History::Add(Nanos time, int actor, OpType type, OpF f) {
 void History::Expect(const Op& op, Payload payload) const {
   if (op.payload == payload) return;
   std::fprintf(stderr, "locksim: history op %lld (%s %s) read as the wrong kind of value\n",
-               static_cast<long long>(op.index), std::string(OpFName(op.f)).c_str(),
+               static_cast<long long>(ops_.IndexOf(op)), std::string(OpFName(op.f)).c_str(),
                std::string(OpTypeName(op.type)).c_str());
   std::abort();
 }

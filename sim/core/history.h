@@ -81,18 +81,23 @@ enum class Payload : uint8_t {
 
 struct Op {
   Nanos time{0};
-  int32_t index = 0;  // its place in the history (below History::kMaxOps)
   int actor = 0;      // a thread, or a node, or the nemesis: History::name(actor)
-  int node = -1;      // the Redis node, for f == kRedis
-  int subject = -1;   // faults: the actor acted on; state: who changed it
   uint32_t slot = 0;  // where the value is in its side table
+  int subject = -1;   // faults: the actor acted on; state: who changed it
   OpType type = OpType::kInfo;
   OpF f = OpF::kAcquire;
-  Payload payload = Payload::kNone;
-  bool nested = false;  // acquire / release of a lock already held (reenter)
+  // The rest in bit-fields, which keep an op at 24 bytes (the kinds the
+  // checkers read most, above, stay whole bytes).
+  int16_t node : 11 = -1;  // the Redis node, for f == kRedis (a scenario has 9 at most)
+  Payload payload : 4 = Payload::kNone;
+  bool nested : 1 = false;  // acquire / release of a lock already held (reenter)
 };
-// A history holds millions of them: keep an Op at 32 bytes.
-static_assert(sizeof(Op) == 32);
+// Its place in the history is not in it: the history's iterators and
+// lock_ops() know it (index()), and so does History::IndexOf.
+// A history holds millions of them: keep an Op at 24 bytes.
+static_assert(sizeof(Op) == 24);
+// The bit-field holds every kind of value: a new one past these needs a wider field.
+static_assert(static_cast<int>(Payload::kText) < 16);
 static_assert(std::is_trivially_destructible_v<Op>);
 
 // A history's ops, in fixed-size chunks that never move. Appending copies
@@ -102,7 +107,7 @@ static_assert(std::is_trivially_destructible_v<Op>);
 // added. Read it like a vector: ops[i], size(), a range for.
 class OpLog {
  public:
-  static constexpr size_t kChunkBits = 10;  // 1 024 ops, 32 KiB
+  static constexpr size_t kChunkBits = 10;  // 1 024 ops, 24 KiB
   static constexpr size_t kChunkSize = size_t{1} << kChunkBits;
 
   // A random-access iterator: the op's index, and its address kept at hand
@@ -117,6 +122,8 @@ class OpLog {
     Iterator() = default;
     Iterator(const OpLog* log, size_t i) : log_(log), i_(i), at_(log->Address(i)) {}
     const Op& operator*() const { return *at_; }
+    // The op's place in the log.
+    int32_t index() const { return static_cast<int32_t>(i_); }
     const Op* operator->() const { return at_; }
     const Op& operator[](difference_type n) const { return *(*this + n); }
     Iterator& operator++() {
@@ -169,6 +176,19 @@ class OpLog {
   const Op& back() const { return (*this)[size_ - 1]; }
   Iterator begin() const { return Iterator(this, 0); }
   Iterator end() const { return Iterator(this, size_); }
+  // The place of an op of this log, found from its address: O(chunks), for
+  // an op met outside an iteration (tests, error messages); a loop that
+  // needs the places reads its iterator's index().
+  int32_t IndexOf(const Op& op) const {
+    const std::less<const Op*> before;
+    for (size_t c = 0; c < chunks_.size(); ++c) {
+      const Op* first = chunks_[c].get();
+      if (!before(&op, first) && before(&op, first + kChunkSize)) {
+        return static_cast<int32_t>((c << kChunkBits) + static_cast<size_t>(&op - first));
+      }
+    }
+    return -1;
+  }
   // A new op at the end, for the caller to fill in; it stays where it is.
   Op& Append() {
     if ((size_ & (kChunkSize - 1)) == 0) chunks_.emplace_back(NewChunk());
@@ -377,10 +397,13 @@ class History {
   // The listener may add ops itself.
   void SetListener(std::function<void(int64_t)> listener) { listener_ = std::move(listener); }
 
-  // At most kMaxOps of them: Op::index is 32 bits (a run stops at the
+  // At most kMaxOps of them: an index is 32 bits (a run stops at the
   // cap, RunOptions::max_ops, before).
   static constexpr size_t kMaxOps = INT32_MAX;
   const OpLog& ops() const { return ops_; }
+  // An op's place, found from its address (OpLog::IndexOf): -1 when it is
+  // not one of this history's.
+  int32_t IndexOf(const Op& op) const { return ops_.IndexOf(op); }
   size_t size() const { return ops_.size(); }
 
   // The ops that are neither a Redis command or reply nor an adapter
@@ -393,6 +416,9 @@ class History {
      public:
       Iterator(const OpLog* ops, const int32_t* at) : ops_(ops), at_(at) {}
       const Op& operator*() const { return (*ops_)[static_cast<size_t>(*at_)]; }
+      const Op* operator->() const { return &**this; }
+      // The op's place in the whole history.
+      int32_t index() const { return *at_; }
       Iterator& operator++() {
         ++at_;
         return *this;

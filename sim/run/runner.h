@@ -18,7 +18,7 @@ class ScriptStatePool;  // sim/vredis/script_lua.h
 // The shortest TTL a real run compresses a whole-seconds variant to.
 inline constexpr Nanos kMinWholeSecondsTtl = std::chrono::seconds(10);
 
-// 4 000 000 operations: 138 MB at the peak for 2 000 clients retrying.
+// 4 000 000 operations: 124 MB at the peak for 2 000 clients retrying.
 inline constexpr int64_t kDefaultMaxOps = 4'000'000;
 
 struct RunOptions {

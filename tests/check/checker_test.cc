@@ -117,11 +117,11 @@ class EventsTest : public ::testing::Test {
       : a(h.AddActor("A")), b(h.AddActor("B")), c(h.AddActor("C")), node(h.AddActor("redis0")) {}
 
   int32_t Step(int actor, OpType type, OpF f) {
-    return h.AddStep(seconds(t++), actor, type, f, "lock").index;
+    return h.IndexOf(h.AddStep(seconds(t++), actor, type, f, "lock"));
   }
-  int32_t Send(int actor, Command cmd) { return h.AddCommand(seconds(t++), actor, 0, cmd).index; }
+  int32_t Send(int actor, Command cmd) { return h.IndexOf(h.AddCommand(seconds(t++), actor, 0, cmd)); }
   int32_t Reply(int actor, locksim::Reply r) {
-    return h.AddReply(seconds(t++), actor, OpType::kOk, 0, std::move(r)).index;
+    return h.IndexOf(h.AddReply(seconds(t++), actor, OpType::kOk, 0, std::move(r)));
   }
   // The lock key on redis0: held by `owner` (its token), or gone (-1).
   int32_t State(int owner, int cause) {
@@ -131,9 +131,9 @@ class EventsTest : public ::testing::Test {
       s.str = h.name(owner);
       s.pttl_ms = 1000;
     }
-    return h.AddState(seconds(t++), node, OpType::kOk, s, cause).index;
+    return h.IndexOf(h.AddState(seconds(t++), node, OpType::kOk, s, cause));
   }
-  int32_t Fault(OpF f, const std::string& what) { return h.AddFault(seconds(t++), f, what).index; }
+  int32_t Fault(OpF f, const std::string& what) { return h.IndexOf(h.AddFault(seconds(t++), f, what)); }
 
   History h;
   int t = 0;
@@ -481,10 +481,10 @@ TEST(CheckerTest, ACrashEndsEveryOpenSectionOfItsProcess) {
   h.AddStep(seconds(1), a, OpType::kInvoke, OpF::kCs, "lock:2");
   h.AddStep(seconds(2), a2, OpType::kInvoke, OpF::kCs, "lock:3");
   h.AddStep(seconds(3), b, OpType::kInvoke, OpF::kCs, "lock:4");
-  const int64_t crash = h.AddFault(seconds(4), OpF::kCrash, "A", a).index;
+  const int64_t crash = h.IndexOf(h.AddFault(seconds(4), OpF::kCrash, "A", a));
   h.AddStep(seconds(5), b, OpType::kInvoke, OpF::kCs, "lock:1");  // after A's: no overlap
   h.AddStep(seconds(6), a, OpType::kInvoke, OpF::kCs, "lock:2");  // A again, restarted
-  const int64_t a_exit = h.AddStep(seconds(7), a, OpType::kOk, OpF::kCs, "lock:2").index;
+  const int64_t a_exit = h.IndexOf(h.AddStep(seconds(7), a, OpType::kOk, OpF::kCs, "lock:2"));
   h.AddStep(seconds(8), a, OpType::kOk, OpF::kCs, "lock:1");  // no section open: ignored
   const CheckResult r = CheckMutualExclusion(h, seconds(10));
   EXPECT_TRUE(r.ok());
@@ -508,11 +508,11 @@ TEST(CheckerTest, ACrashEndsEveryOpenSectionOfItsProcess) {
 TEST(CheckerTest, ASectionEnteredAgainIsTheOneAnExitEnds) {
   History h;
   const int a = h.AddActor("A"), b = h.AddActor("B");
-  const int64_t first = h.AddStep(seconds(0), a, OpType::kInvoke, OpF::kCs, "lock").index;
+  const int64_t first = h.IndexOf(h.AddStep(seconds(0), a, OpType::kInvoke, OpF::kCs, "lock"));
   h.AddStep(seconds(1), a, OpType::kInvoke, OpF::kCs, "lock");
-  const int64_t exit = h.AddStep(seconds(2), a, OpType::kOk, OpF::kCs, "lock").index;
+  const int64_t exit = h.IndexOf(h.AddStep(seconds(2), a, OpType::kOk, OpF::kCs, "lock"));
   h.AddStep(seconds(3), a, OpType::kOk, OpF::kCs, "lock");  // nothing open: ignored
-  const int64_t b_enter = h.AddStep(seconds(4), b, OpType::kInvoke, OpF::kCs, "lock").index;
+  const int64_t b_enter = h.IndexOf(h.AddStep(seconds(4), b, OpType::kInvoke, OpF::kCs, "lock"));
   h.AddStep(seconds(5), b, OpType::kOk, OpF::kCs, "lock");
   const CheckResult r = CheckMutualExclusion(h, seconds(10));
   ASSERT_EQ(r.sections.size(), 3u);
@@ -538,11 +538,11 @@ TEST(CheckerTest, AForeignWriteAfterACrashIsOnlyOverALiveHolder) {
       s.present = true;
       s.str = h.name(owner);
     }
-    return h.AddState(seconds(t), node, OpType::kOk, s, cause).index;
+    return h.IndexOf(h.AddState(seconds(t), node, OpType::kOk, s, cause));
   };
   h.AddStep(seconds(0), a2, OpType::kOk, OpF::kAcquire, "lock");
   state(1, "lock", a2, a2);
-  const int64_t b_acquired = h.AddStep(seconds(2), b, OpType::kOk, OpF::kAcquire, "other").index;
+  const int64_t b_acquired = h.IndexOf(h.AddStep(seconds(2), b, OpType::kOk, OpF::kAcquire, "other"));
   state(3, "other", b, b);
   h.AddFault(seconds(4), OpF::kCrash, "A", a);
   state(5, "lock", -1, c);                       // A/2 crashed: not foreign

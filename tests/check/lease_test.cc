@@ -60,10 +60,10 @@ TEST(LeaseIndex, AnswersAsAScanOfTheStatesDoesAtEverySectionAndEveryState) {
     for (const CriticalSection& s : r.check.sections) {
       questions.emplace_back(s.process, s.enter_index);
     }
-    for (const Op& op : r.history.ops()) {
-      if (op.f != OpF::kState) continue;
+    for (auto op = r.history.ops().begin(); op != r.history.ops().end(); ++op) {
+      if (op->f != OpF::kState) continue;
       for (const CriticalSection& s : r.check.sections) {
-        questions.emplace_back(s.process, op.index + 1);
+        questions.emplace_back(s.process, op.index() + 1);
       }
     }
     for (const auto& [thread, at] : questions) {

@@ -30,13 +30,15 @@ TEST(HistoryTest, OpsStayWhereTheyAreAcrossChunksAndReadBackInOrder) {
     const auto v = static_cast<int64_t>(i);
     h.AddNumber(milliseconds(v), a, OpType::kOk, OpF::kRead, v);
   }
-  EXPECT_EQ(first.index, 0);
+  EXPECT_EQ(h.IndexOf(first), 0);
   EXPECT_EQ(first.f, OpF::kAcquire);
   EXPECT_EQ(h.key(first), "lock");
   ASSERT_EQ(h.ops().size(), n);
   size_t seen = 0;
-  for (const Op& op : h.ops()) {
-    ASSERT_EQ(op.index, static_cast<int32_t>(seen));
+  for (auto it = h.ops().begin(); it != h.ops().end(); ++it) {
+    const Op& op = *it;
+    ASSERT_EQ(it.index(), static_cast<int32_t>(seen));
+    ASSERT_EQ(h.IndexOf(op), static_cast<int32_t>(seen));
     ASSERT_EQ(op.time, milliseconds(static_cast<int64_t>(seen)));
     ASSERT_EQ(&op, &h.ops()[seen]);
     ++seen;
@@ -44,12 +46,12 @@ TEST(HistoryTest, OpsStayWhereTheyAreAcrossChunksAndReadBackInOrder) {
   EXPECT_EQ(seen, n);
   const OpLog& ops = h.ops();
   EXPECT_EQ(ops.end() - ops.begin(), static_cast<std::ptrdiff_t>(n));
-  EXPECT_EQ((ops.begin() + OpLog::kChunkSize)->index, static_cast<int32_t>(OpLog::kChunkSize));
-  EXPECT_EQ((ops.end() - 1)->index, static_cast<int32_t>(n - 1));
-  EXPECT_EQ(ops.back().index, static_cast<int32_t>(n - 1));
+  EXPECT_EQ((ops.begin() + OpLog::kChunkSize).index(), static_cast<int32_t>(OpLog::kChunkSize));
+  EXPECT_EQ((ops.end() - 1).index(), static_cast<int32_t>(n - 1));
+  EXPECT_EQ(h.IndexOf(ops.back()), static_cast<int32_t>(n - 1));
   auto at = std::lower_bound(ops.begin(), ops.end(), milliseconds(2000),
                              [](const Op& op, milliseconds t) { return op.time < t; });
-  EXPECT_EQ(at->index, 2000);
+  EXPECT_EQ(at.index(), 2000);
   // A copy is a copy, in the same order; the original is untouched.
   const History copy = h;
   ASSERT_EQ(copy.ops().size(), n);
@@ -62,7 +64,7 @@ TEST(HistoryTest, CommandsAndRepliesReadBackAsData) {
   History h;
   const int a = h.AddActor("A");
   const Op& sent = h.AddCommand(milliseconds(1), a, 2, {"SET", "lock:x", "tok en", "NX"});
-  const int64_t at = sent.index;
+  const int64_t at = h.IndexOf(sent);
   h.AddReply(milliseconds(2), a, OpType::kOk, 2, Reply::Ok());
   // More commands after it do not move what the first one reads.
   // (Each a new one: a repeated command is not stored again.)
@@ -206,7 +208,7 @@ TEST(HistoryTest, StepsOnSeveralKeysKeepEachItsOwn) {
                                          "lock:a", "lock:c", "lock:a"};
   std::vector<int32_t> at;
   for (const std::string& k : keys) {
-    at.push_back(h.AddStep(milliseconds(1), a, OpType::kInvoke, OpF::kAcquire, k).index);
+    at.push_back(h.IndexOf(h.AddStep(milliseconds(1), a, OpType::kInvoke, OpF::kAcquire, k)));
   }
   for (size_t i = 0; i < keys.size(); ++i) EXPECT_EQ(h.key(h.ops()[at[i]]), keys[i]) << i;
   History moved = std::move(h);
@@ -285,22 +287,22 @@ TEST(HistoryTest, LockOpsAreEveryOpButCommandsRepliesAndAdapterMessages) {
   for (int i = 0; i < 3 * static_cast<int>(OpLog::kChunkSize); ++i) {
     const milliseconds t(i);
     switch (i % 7) {
-      case 0: expected.push_back(h.AddStep(t, a, OpType::kInvoke, OpF::kAcquire, "l").index); break;
+      case 0: expected.push_back(h.IndexOf(h.AddStep(t, a, OpType::kInvoke, OpF::kAcquire, "l"))); break;
       case 1: h.AddCommand(t, a, 0, {"SET", "l", "v", "NX"}); break;
       case 2: h.AddReply(t, a, OpType::kOk, 0, Reply::Nil()); break;
-      case 3: expected.push_back(h.AddFault(t, OpF::kPause, "A", a).index); break;
+      case 3: expected.push_back(h.IndexOf(h.AddFault(t, OpF::kPause, "A", a))); break;
       case 4: h.AddAdapterMessage(t, a, OpType::kInvoke, "{}"); break;
       case 5:
-        expected.push_back(h.AddState(t, node, OpType::kOk, KeyState::Absent("l")).index);
+        expected.push_back(h.IndexOf(h.AddState(t, node, OpType::kOk, KeyState::Absent("l"))));
         break;
-      default: expected.push_back(h.AddNumber(t, a, OpType::kOk, OpF::kWrite, i).index); break;
+      default: expected.push_back(h.IndexOf(h.AddNumber(t, a, OpType::kOk, OpF::kWrite, i))); break;
     }
   }
   std::vector<int32_t> seen;
-  for (const Op& op : h.lock_ops()) seen.push_back(op.index);
+  for (auto it = h.lock_ops().begin(); it != h.lock_ops().end(); ++it) seen.push_back(it.index());
   EXPECT_EQ(seen, expected);
   ASSERT_EQ(h.lock_ops().size(), expected.size());
-  EXPECT_EQ(h.lock_ops()[expected.size() - 1].index, expected.back());
+  EXPECT_EQ(h.IndexOf(h.lock_ops()[expected.size() - 1]), expected.back());
   // Commands sent: the redis invokes, 3 * 1024 / 7 of them rounded up.
   EXPECT_EQ(h.commands_sent(), (3 * static_cast<int64_t>(OpLog::kChunkSize) + 5) / 7);
   EXPECT_TRUE(h.SentCommandNamed("set"));

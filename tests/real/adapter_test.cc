@@ -183,9 +183,9 @@ TEST_F(AdapterTest, ATriggerFiresOnTheLibrarysOwnCommand) {
     for (const Op& op : r.history.ops()) {
       if (sent_at < 0 && op.f == OpF::kRedis && op.type == OpType::kInvoke &&
           CommandNameIs(r.history.command(op).name(), command)) {
-        sent_at = op.index;
+        sent_at = r.history.IndexOf(op);
       }
-      if (pause_at < 0 && op.f == OpF::kPause) pause_at = op.index;
+      if (pause_at < 0 && op.f == OpF::kPause) pause_at = r.history.IndexOf(op);
       if (acquired < Nanos{0} && op.f == OpF::kAcquire && op.type == OpType::kOk) acquired = op.time;
     }
     ASSERT_GE(sent_at, 0) << "the library's " << command << " is not in the history";

@@ -113,8 +113,8 @@ void ExpectOwnSetsRecordedFromTheCommand(int cycles) {
       continue;
     }
     ++present;
-    EXPECT_EQ(r.history.name(op.subject), "A") << "at op " << op.index;
-    EXPECT_EQ(state.str.size(), 32u) << "A's token, at op " << op.index;
+    EXPECT_EQ(r.history.name(op.subject), "A") << "at op " << r.history.IndexOf(op);
+    EXPECT_EQ(state.str.size(), 32u) << "A's token, at op " << r.history.IndexOf(op);
     from_the_command += state.pttl_ms == 10000;
   }
   // At most one state of each kind a cycle. Not always both: a reading
@@ -172,9 +172,9 @@ TEST(RealScenarios, ACommandGivenUpOnThatStillRunsIsPutDownToItsSender) {
   for (const Op& op : r.history.ops()) {
     if (op.f != OpF::kState || !r.history.state(op).present) continue;
     const auto s = sender.find(r.history.state(op).str);
-    ASSERT_NE(s, sender.end()) << "a value nobody sent, at op " << op.index;
+    ASSERT_NE(s, sender.end()) << "a value nobody sent, at op " << r.history.IndexOf(op);
     EXPECT_EQ(op.subject >= 0 ? r.history.name(op.subject) : "nobody", s->second)
-        << "at op " << op.index;
+        << "at op " << r.history.IndexOf(op);
     holders.push_back(s->second);
   }
   EXPECT_EQ(holders, (std::vector<std::string>{"A", "B"}));
@@ -199,8 +199,8 @@ TEST(RealScenarios, SameValueContendersArePutDownToTheOneWhoseSetnxWon) {
       if (op.f == OpF::kAcquire && op.type == OpType::kOk) latest = op.actor;
       if (op.f != OpF::kState || !r.history.state(op).present) continue;
       ++present;
-      ASSERT_GE(latest, 0) << "a value before any acquisition, at op " << op.index;
-      EXPECT_EQ(op.subject, latest) << "run " << run << ", op " << op.index << ": put down to "
+      ASSERT_GE(latest, 0) << "a value before any acquisition, at op " << r.history.IndexOf(op);
+      EXPECT_EQ(op.subject, latest) << "run " << run << ", op " << r.history.IndexOf(op) << ": put down to "
                                     << (op.subject >= 0 ? r.history.name(op.subject) : "nobody")
                                     << ", acquired by " << r.history.name(latest);
     }
@@ -236,14 +236,14 @@ TEST(RealScenarios, AReentrantLocksHashIsReadFieldByField) {
     if (op.f != OpF::kState || !r.history.state(op).present) continue;
     ++present;
     const KeyState& state = r.history.state(op);
-    EXPECT_TRUE(state.hash) << "op " << op.index;
-    ASSERT_EQ(state.fields.size(), 1u) << "op " << op.index;
-    EXPECT_EQ(state.fields[0].second, "1") << "op " << op.index;  // held once
+    EXPECT_TRUE(state.hash) << "op " << r.history.IndexOf(op);
+    ASSERT_EQ(state.fields.size(), 1u) << "op " << r.history.IndexOf(op);
+    EXPECT_EQ(state.fields[0].second, "1") << "op " << r.history.IndexOf(op);  // held once
     const auto s = sender.find(state.fields[0].first);
-    ASSERT_NE(s, sender.end()) << "a field nobody sent, at op " << op.index;
+    ASSERT_NE(s, sender.end()) << "a field nobody sent, at op " << r.history.IndexOf(op);
     if (op.type == OpType::kOk) {
       EXPECT_EQ(op.subject >= 0 ? r.history.name(op.subject) : "nobody", s->second)
-          << "op " << op.index;
+          << "op " << r.history.IndexOf(op);
     }
   }
   EXPECT_GE(present, 15);
