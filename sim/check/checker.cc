@@ -32,9 +32,9 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
   };
   std::vector<int64_t> last_acquired;  // by process: its last acquire ok, or -1
   const History::LockOps lock_ops = history.lock_ops();
-  for (auto it = lock_ops.begin(); it != lock_ops.end(); ++it) {
-    const Op& op = *it;
-    const int32_t index = it.index();
+  for (auto step = lock_ops.begin(); step != lock_ops.end(); ++step) {
+    const Op& op = *step;
+    const int32_t index = step.index();
     if (op.f == OpF::kCrash && op.subject >= 0) {
       // The crashed process's sections end with it.
       for (size_t a = 0; a < open.size(); ++a) {
@@ -153,9 +153,9 @@ class Explainer {
   explicit Explainer(const History& history) {
     std::vector<int32_t> last_release;  // by thread: its last release op, or -1
     std::vector<int32_t> last_acquire;  // by thread: its last acquire op, or -1
-    for (auto it = history.ops().begin(); it != history.ops().end(); ++it) {
-      const Op& op = *it;
-      const int32_t index = it.index();
+    for (auto step = history.ops().begin(); step != history.ops().end(); ++step) {
+      const Op& op = *step;
+      const int32_t index = step.index();
       const size_t p = static_cast<size_t>(op.actor);
       switch (op.f) {
         case OpF::kAcquire:
@@ -327,9 +327,9 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
     return keys.emplace_back(key, 0).second;
   };
   const History::LockOps lock_ops = history.lock_ops();
-  for (auto it = lock_ops.begin(); it != lock_ops.end(); ++it) {
-    const Op& op = *it;
-    const int32_t index = it.index();
+  for (auto step = lock_ops.begin(); step != lock_ops.end(); ++step) {
+    const Op& op = *step;
+    const int32_t index = step.index();
     if (op.f == OpF::kAcquire && op.type == OpType::kOk && !op.nested) {
       holding_of(op.actor) = index;
     } else if (op.f == OpF::kRelease && op.type == OpType::kInvoke && !op.nested) {

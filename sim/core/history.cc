@@ -125,6 +125,10 @@ const Op& History::Append(Nanos time, int actor, OpType type, OpF f, Payload pay
     std::fprintf(stderr, "locksim: a history holds at most %zu operations\n", kMaxOps);
     std::abort();
   }
+  if (node < -1 || node > kMaxNode) {
+    std::fprintf(stderr, "locksim: op of node %d: an op names nodes up to %d\n", node, kMaxNode);
+    std::abort();
+  }
   Op& op = ops_.Append();
   const auto index = static_cast<int32_t>(ops_.size() - 1);
   op.time = time;

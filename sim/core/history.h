@@ -74,7 +74,8 @@ enum class OpF : uint8_t {
 std::string_view OpTypeName(OpType t);
 std::string_view OpFName(OpF f);
 
-// Which side table an op's value is in.
+// Which side table an op's value is in (kText the last: Op keeps it in 4
+// bits, and a static_assert below checks kText).
 enum class Payload : uint8_t {
   kNone, kKey, kCommand, kReply, kNumber, kReplyCheck, kState, kText
 };
@@ -400,6 +401,8 @@ class History {
   // At most kMaxOps of them: an index is 32 bits (a run stops at the
   // cap, RunOptions::max_ops, before).
   static constexpr size_t kMaxOps = INT32_MAX;
+  // The largest node an op can name (Op::node's 11 bits; a scenario has 9).
+  static constexpr int kMaxNode = 1023;
   const OpLog& ops() const { return ops_; }
   // An op's place, found from its address (OpLog::IndexOf): -1 when it is
   // not one of this history's.

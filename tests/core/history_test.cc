@@ -15,7 +15,7 @@ using std::chrono::milliseconds;
 
 TEST(HistoryTest, AnOpStaysSmall) {
   // 10^6 ops per history: the values live in side tables, not in the op.
-  EXPECT_LE(sizeof(Op), 32u);
+  EXPECT_LE(sizeof(Op), 24u);
 }
 
 TEST(HistoryTest, OpsStayWhereTheyAreAcrossChunksAndReadBackInOrder) {
