@@ -18,7 +18,7 @@ ojson OpToJson(const History& h, int32_t index) {
   j["process"] = h.name(op.actor);
   j["type"] = OpTypeName(op.type);
   j["f"] = OpFName(op.f);
-  if (op.node >= 0) j["node"] = op.node;
+  if (op.node >= 0) j["node"] = static_cast<int>(op.node);  // a bit-field: a value, not a reference
   j["value"] = h.ValueText(op);
   // What the value text says, as data for readers (the timeline): the
   // actor a fault acted on or whose command made a node's state, and the
