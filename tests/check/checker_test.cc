@@ -119,7 +119,9 @@ class EventsTest : public ::testing::Test {
   int32_t Step(int actor, OpType type, OpF f) {
     return h.IndexOf(h.AddStep(seconds(t++), actor, type, f, "lock"));
   }
-  int32_t Send(int actor, Command cmd) { return h.IndexOf(h.AddCommand(seconds(t++), actor, 0, cmd)); }
+  int32_t Send(int actor, Command cmd) {
+    return h.IndexOf(h.AddCommand(seconds(t++), actor, 0, cmd));
+  }
   int32_t Reply(int actor, locksim::Reply r) {
     return h.IndexOf(h.AddReply(seconds(t++), actor, OpType::kOk, 0, std::move(r)));
   }
@@ -133,7 +135,9 @@ class EventsTest : public ::testing::Test {
     }
     return h.IndexOf(h.AddState(seconds(t++), node, OpType::kOk, s, cause));
   }
-  int32_t Fault(OpF f, const std::string& what) { return h.IndexOf(h.AddFault(seconds(t++), f, what)); }
+  int32_t Fault(OpF f, const std::string& what) {
+    return h.IndexOf(h.AddFault(seconds(t++), f, what));
+  }
 
   History h;
   int t = 0;
@@ -542,7 +546,8 @@ TEST(CheckerTest, AForeignWriteAfterACrashIsOnlyOverALiveHolder) {
   };
   h.AddStep(seconds(0), a2, OpType::kOk, OpF::kAcquire, "lock");
   state(1, "lock", a2, a2);
-  const int64_t b_acquired = h.IndexOf(h.AddStep(seconds(2), b, OpType::kOk, OpF::kAcquire, "other"));
+  const int64_t b_acquired =
+      h.IndexOf(h.AddStep(seconds(2), b, OpType::kOk, OpF::kAcquire, "other"));
   state(3, "other", b, b);
   h.AddFault(seconds(4), OpF::kCrash, "A", a);
   state(5, "lock", -1, c);                       // A/2 crashed: not foreign

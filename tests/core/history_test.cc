@@ -287,7 +287,9 @@ TEST(HistoryTest, LockOpsAreEveryOpButCommandsRepliesAndAdapterMessages) {
   for (int i = 0; i < 3 * static_cast<int>(OpLog::kChunkSize); ++i) {
     const milliseconds t(i);
     switch (i % 7) {
-      case 0: expected.push_back(h.IndexOf(h.AddStep(t, a, OpType::kInvoke, OpF::kAcquire, "l"))); break;
+      case 0:
+        expected.push_back(h.IndexOf(h.AddStep(t, a, OpType::kInvoke, OpF::kAcquire, "l")));
+        break;
       case 1: h.AddCommand(t, a, 0, {"SET", "l", "v", "NX"}); break;
       case 2: h.AddReply(t, a, OpType::kOk, 0, Reply::Nil()); break;
       case 3: expected.push_back(h.IndexOf(h.AddFault(t, OpF::kPause, "A", a))); break;

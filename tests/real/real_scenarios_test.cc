@@ -200,7 +200,8 @@ TEST(RealScenarios, SameValueContendersArePutDownToTheOneWhoseSetnxWon) {
       if (op.f != OpF::kState || !r.history.state(op).present) continue;
       ++present;
       ASSERT_GE(latest, 0) << "a value before any acquisition, at op " << r.history.IndexOf(op);
-      EXPECT_EQ(op.subject, latest) << "run " << run << ", op " << r.history.IndexOf(op) << ": put down to "
+      EXPECT_EQ(op.subject, latest) << "run " << run << ", op " << r.history.IndexOf(op)
+                                    << ": put down to "
                                     << (op.subject >= 0 ? r.history.name(op.subject) : "nobody")
                                     << ", acquired by " << r.history.name(latest);
     }
