@@ -291,8 +291,9 @@ ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops
     } else {
       Nanos until{0};
       bool cut = false;  // some of the ops kept did not fit
-      for (auto op = h.ops().begin(); op != h.ops().end(); ++op) {
-        if (op->f == OpF::kRedis || op->f == OpF::kAdapter) continue;
+      // The ops without Redis commands and adapter requests: lock_ops().
+      const History::LockOps lock_ops = h.lock_ops();
+      for (auto op = lock_ops.begin(); op != lock_ops.end(); ++op) {
         if (ops.size() == max_history_ops) {
           cut = true;
           break;
