@@ -19,7 +19,11 @@ T& Grown(std::vector<T>* table, size_t i, const T& fill = T()) {
   return (*table)[i];
 }
 
-std::vector<CriticalSection> Sections(const History& history, Nanos end) {
+// The sections in entry order, and into `resources` each one's key (the
+// history's own string: History::key's interned one, or its "" for a step
+// without a key).
+std::vector<CriticalSection> Sections(const History& history, Nanos end,
+                                      std::vector<const std::string*>* resources) {
   std::vector<CriticalSection> out;
   // By actor: its open sections, each its resource (a view into the
   // history's keys) and its place in `out`. An actor holds one or two
@@ -30,7 +34,7 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
   auto find = [](std::vector<std::pair<std::string_view, size_t>>& list, std::string_view key) {
     return std::find_if(list.begin(), list.end(), [key](const auto& e) { return e.first == key; });
   };
-  std::vector<int64_t> last_acquired;  // by process: its last acquire ok, or -1
+  std::vector<int32_t> last_acquired;  // by process: its last acquire ok, or -1
   const History::LockOps lock_ops = history.lock_ops();
   for (auto step = lock_ops.begin(); step != lock_ops.end(); ++step) {
     const Op& op = *step;
@@ -47,12 +51,11 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
         open[a].clear();
       }
     } else if (op.f == OpF::kAcquire && op.type == OpType::kOk) {
-      Grown(&last_acquired, static_cast<size_t>(op.actor), int64_t{-1}) = index;
+      Grown(&last_acquired, static_cast<size_t>(op.actor), int32_t{-1}) = index;
     } else if (op.f == OpF::kCs && op.type == OpType::kInvoke) {
       const std::string& key = history.key(op);
       CriticalSection s;
       s.process = op.actor;
-      s.resource = key;
       s.start = op.time;
       s.end = end;
       s.enter_index = index;
@@ -66,7 +69,8 @@ std::vector<CriticalSection> Sections(const History& history, Nanos end) {
       } else {
         list.emplace_back(key, out.size());
       }
-      out.push_back(std::move(s));
+      out.push_back(s);
+      resources->push_back(&key);
     } else if (op.f == OpF::kCs && op.type != OpType::kInvoke) {
       auto& list = Grown(&open, static_cast<size_t>(op.actor));
       auto it = find(list, history.key(op));
@@ -301,7 +305,7 @@ void Explain(const History& history, std::optional<Explainer>* explainer, Violat
   const CriticalSection& b = v->second;
   const int64_t a_from = a.acquired_index >= 0 ? a.acquired_index : a.enter_index;
   const int64_t from =
-      std::min(a_from, b.acquired_index >= 0 ? b.acquired_index : b.enter_index);
+      std::min<int64_t>(a_from, b.acquired_index >= 0 ? b.acquired_index : b.enter_index);
   e.Explain(e.StoryStart(a.process, from), b.enter_index, a.process, b.process, a_from, v);
 }
 
@@ -325,6 +329,27 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
       if (k == key) return w;
     }
     return keys.emplace_back(key, 0).second;
+  };
+  // By thread: its sections entered up to the op read, in entry order, as a
+  // stack whose top is the last one still open there (those closed above it
+  // popped: a section closed at an op stays closed at every later one). The
+  // sections come in entry order too, so each is pushed and popped once: a
+  // storm of foreign writes (a plain DEL releasing after every TTL) costs
+  // O(n), not a scan of every section per write (10 minutes of such a storm
+  // spent 83% of its run in that scan, perf).
+  std::vector<std::vector<size_t>> entered;
+  size_t next_section = 0;
+  auto open_section_of = [&](int thread, int32_t index) -> const CriticalSection* {
+    for (; next_section < sections.size() && sections[next_section].enter_index <= index;
+         ++next_section) {
+      Grown(&entered, static_cast<size_t>(sections[next_section].process)).push_back(next_section);
+    }
+    auto& stack = Grown(&entered, static_cast<size_t>(thread));
+    while (!stack.empty() && sections[stack.back()].exit_index >= 0 &&
+           sections[stack.back()].exit_index <= index) {
+      stack.pop_back();
+    }
+    return stack.empty() ? nullptr : &sections[stack.back()];
   };
   const History::LockOps lock_ops = history.lock_ops();
   for (auto step = lock_ops.begin(); step != lock_ops.end(); ++step) {
@@ -355,15 +380,10 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
       v.holder = victim;
       v.overlap_start = v.overlap_end = op.time;
       v.first.process = victim;
-      v.first.acquired_index = held;
+      v.first.acquired_index = static_cast<int32_t>(held);
       v.second.process = op.subject;
       // The holder's critical section, if it was in one.
-      for (const CriticalSection& s : sections) {
-        if (s.process == victim && s.enter_index <= index &&
-            (s.exit_index < 0 || s.exit_index > index)) {
-          v.first = s;
-        }
-      }
+      if (const CriticalSection* s = open_section_of(victim, index)) v.first = *s;
       v.second.enter_index = index;
       v.held_index = held;
       out->push_back(std::move(v));
@@ -391,20 +411,22 @@ void Fold(const CriticalSection& s, Violation* v) {
 
 CheckResult CheckMutualExclusion(const History& history, Nanos end, bool explain) {
   CheckResult result;
-  result.sections = Sections(history, end);
+  std::vector<const std::string*> resources;  // by section
+  result.sections = Sections(history, end, &resources);
   // By resource, then entry (history order is true-time order). Sections
   // come in entry order, so a stable sort by resource alone gives it, and
   // none is needed when they are already by resource, as with one lock key,
   // the usual case (the sort's string compares were a fifth of the checks
-  // of a sweep seed, callgrind).
-  auto by_resource = [](const CriticalSection& a, const CriticalSection& b) {
-    return a.resource < b.resource;
+  // of a sweep seed, callgrind). Keys are interned: one text, one address,
+  // so most compares are of addresses.
+  auto by_resource = [](const std::string* a, const std::string* b) {
+    return a != b && *a < *b;
   };
   std::vector<size_t> order(result.sections.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  if (!std::is_sorted(result.sections.begin(), result.sections.end(), by_resource)) {
+  if (!std::is_sorted(resources.begin(), resources.end(), by_resource)) {
     std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-      return by_resource(result.sections[x], result.sections[y]);
+      return by_resource(resources[x], resources[y]);
     });
   }
   // Per section: how many later sections overlapped it, and where its
@@ -416,9 +438,11 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end, bool explain
   const std::string* resource = nullptr;
   for (size_t idx : order) {
     const CriticalSection& s = result.sections[idx];
-    if (resource == nullptr || *resource != s.resource) {
+    // (Two addresses may hold one text: "" for a step without a key and a
+    // step with an empty one.)
+    if (resource == nullptr || (resource != resources[idx] && *resource != *resources[idx])) {
       active.clear();
-      resource = &s.resource;
+      resource = resources[idx];
     }
     // Gone: sections whose exit was recorded before this one's entry.
     std::erase_if(active, [&](size_t a) {
@@ -434,7 +458,7 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end, bool explain
       }
       if (overlapped[a] > kListedOverlaps) folded_at[a] = result.violations.size();
       Violation v;
-      v.resource = s.resource;
+      v.resource = *resource;
       v.first = first;
       v.second = s;
       v.overlap_start = s.start;
@@ -448,12 +472,27 @@ CheckResult CheckMutualExclusion(const History& history, Nanos end, bool explain
     active.push_back(idx);
   }
   ForeignWrites(history, result.sections, &result.violations);
-  std::stable_sort(result.violations.begin(), result.violations.end(),
-                   [](const Violation& a, const Violation& b) {
-                     return a.overlap_start != b.overlap_start
-                                ? a.overlap_start < b.overlap_start
-                                : a.second.enter_index < b.second.enter_index;
-                   });
+  // By time. Each kind comes sorted already with one lock key (the
+  // overlaps in entry order, the foreign writes in history order); when
+  // the two (or several keys' overlaps) interleave, the order is found on
+  // indices and each violation moved once: a Violation is a few hundred
+  // bytes, and a merge sort's moves of them were most of a foreign-write
+  // storm's check (perf).
+  auto earlier = [](const Violation& a, const Violation& b) {
+    return a.overlap_start != b.overlap_start ? a.overlap_start < b.overlap_start
+                                              : a.second.enter_index < b.second.enter_index;
+  };
+  if (!std::is_sorted(result.violations.begin(), result.violations.end(), earlier)) {
+    std::vector<size_t> by_time(result.violations.size());
+    for (size_t i = 0; i < by_time.size(); ++i) by_time[i] = i;
+    std::stable_sort(by_time.begin(), by_time.end(), [&](size_t a, size_t b) {
+      return earlier(result.violations[a], result.violations[b]);
+    });
+    std::vector<Violation> sorted;
+    sorted.reserve(by_time.size());
+    for (size_t i : by_time) sorted.push_back(std::move(result.violations[i]));
+    result.violations = std::move(sorted);
+  }
   if (explain) {
     std::optional<Explainer> explainer;
     const size_t explained = std::min(result.violations.size(), kExplainedViolations);

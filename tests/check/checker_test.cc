@@ -107,6 +107,32 @@ TEST(CheckerTest, DifferentResourcesNeverConflict) {
   EXPECT_TRUE(CheckMutualExclusion(h, seconds(5)).ok());
 }
 
+// Sections of two keys entered in turn: each key's overlap is found, named
+// by its own key, and none across keys.
+TEST(CheckerTest, InterleavedResourcesEachFindTheirOwnOverlap) {
+  History h;
+  int a = h.AddActor("A"), b = h.AddActor("B");
+  h.AddStep(seconds(0), a, OpType::kInvoke, OpF::kCs, "lock:2");
+  h.AddStep(seconds(1), b, OpType::kInvoke, OpF::kCs, "lock:1");
+  h.AddStep(seconds(2), a, OpType::kInvoke, OpF::kCs, "lock:1");  // overlaps B's
+  h.AddStep(seconds(3), b, OpType::kOk, OpF::kCs, "lock:1");
+  h.AddStep(seconds(4), b, OpType::kInvoke, OpF::kCs, "lock:2");  // overlaps A's
+  h.AddStep(seconds(5), a, OpType::kOk, OpF::kCs, "lock:2");
+  h.AddStep(seconds(6), a, OpType::kOk, OpF::kCs, "lock:1");
+  h.AddStep(seconds(7), b, OpType::kOk, OpF::kCs, "lock:2");
+  const CheckResult r = CheckMutualExclusion(h, seconds(8));
+  ASSERT_EQ(r.sections.size(), 4u);
+  ASSERT_EQ(r.violations.size(), 2u);
+  EXPECT_EQ(r.violations[0].resource, "lock:1");
+  EXPECT_EQ(r.violations[0].first.process, b);
+  EXPECT_EQ(r.violations[0].overlap_start, seconds(2));
+  EXPECT_EQ(r.violations[0].overlap_end, seconds(3));
+  EXPECT_EQ(r.violations[1].resource, "lock:2");
+  EXPECT_EQ(r.violations[1].first.process, a);
+  EXPECT_EQ(r.violations[1].overlap_start, seconds(4));
+  EXPECT_EQ(r.violations[1].overlap_end, seconds(5));
+}
+
 
 // Violation::events, the one explanation rule (sim/check/checker.h), on
 // small histories written by hand: each test names the ops it records and
@@ -246,6 +272,34 @@ TEST_F(EventsTest, AForeignWriteIsToldFromTheHoldersAcquisitionToTheWrite) {
   EXPECT_EQ(v.holder, a);
   EXPECT_EQ(v.state_index, deleted);
   EXPECT_EQ(v.events, (std::vector<int32_t>{a_acquired, a_enter, b_release, b_del, deleted}));
+}
+
+// A foreign write names the section its victim is in at the write: of two
+// it entered (its lock's and a nested one's), the one still open, and after
+// it left both and entered again, the new one; a write while the victim
+// holds the lock outside any section names none.
+TEST_F(EventsTest, AForeignWriteNamesTheVictimsSectionOpenAtTheWrite) {
+  Step(a, OpType::kOk, OpF::kAcquire);
+  State(a, a);
+  const int32_t outer = Step(a, OpType::kInvoke, OpF::kCs);
+  h.AddStep(seconds(t++), a, OpType::kInvoke, OpF::kCs, "inner");
+  h.AddStep(seconds(t++), a, OpType::kOk, OpF::kCs, "inner");
+  const int32_t first_write = State(b, b);
+  State(a, a);
+  Step(a, OpType::kOk, OpF::kCs);
+  const int32_t between = State(c, c);  // A holds, in no section
+  State(a, a);
+  const int32_t again = Step(a, OpType::kInvoke, OpF::kCs);
+  const int32_t last_write = State(-1, b);
+  const CheckResult r = CheckMutualExclusion(h, seconds(t));
+  ASSERT_EQ(r.violations.size(), 3u);
+  for (const Violation& v : r.violations) EXPECT_EQ(v.kind, ViolationKind::kForeignWrite);
+  EXPECT_EQ(r.violations[0].state_index, first_write);
+  EXPECT_EQ(r.violations[0].first.enter_index, outer);
+  EXPECT_EQ(r.violations[1].state_index, between);
+  EXPECT_EQ(r.violations[1].first.enter_index, -1);
+  EXPECT_EQ(r.violations[2].state_index, last_write);
+  EXPECT_EQ(r.violations[2].first.enter_index, again);
 }
 
 // A long story (a first holder that retried 100 times, then 100 cycles of
