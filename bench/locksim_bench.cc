@@ -401,6 +401,19 @@ int Main(const Options& options) {
     figures.push_back(f);
   }
   {
+    // A storm of foreign writes, one per section: each names the section its
+    // victim is in. 4x the operations may cost at most 5x the time, as above.
+    const double small = 1e3 * 10'000 /
+        Micro(micro, "BM_CheckForeignWrites/10000").at("items_per_second").get<double>();
+    const double big = 1e3 * 40'000 /
+        Micro(micro, "BM_CheckForeignWrites/40000").at("items_per_second").get<double>();
+    const double ratio = big / small;
+    Figure f{"checker_foreign_writes", "checker, foreign-write storm: 40 000 ops vs 10 000",
+             Fmt("%.2f ms", big), Fmt("10 000 ops %.2f ms", small), ratio, "<= 5x", ratio <= 5,
+             {{"ms_40000", big}, {"ms_10000", small}}};
+    figures.push_back(f);
+  }
+  {
     // Explore on 2 jobs against 1, the same seeds, in wall time. 2 400
     // seeds, about 4 s on one job: a run's fixed costs (the second thread's
     // cold start, the last seed's tail) are a few tens of ms, which 600

@@ -7,12 +7,18 @@
 //   BM_CheckOpenHolder/N        a holder whose section never ends (it crashed
 //                               holding the lock): every later section
 //                               overlaps it, the worst case for explaining.
+//   BM_CheckForeignWrites/N     N operations of a storm in which every
+//                               holder's value is deleted by the holder
+//                               before it (a plain DEL released after its
+//                               TTL): a foreign write per section, each
+//                               naming the section its victim is in.
 //   BM_CheckLimiterWindows/N    N rate-limiter admissions that each open a
 //                               window (a count of 1) holding all the later
 //                               ones: the limiter check's worst case.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <string>
 
 #include "bench/synthetic_history.h"
 #include "sim/check/checker.h"
@@ -63,6 +69,43 @@ void BM_CheckOpenHolder(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(with_open.size()));
 }
 BENCHMARK(BM_CheckOpenHolder)->Arg(10'000)->Arg(40'000)->Unit(benchmark::kMillisecond);
+
+void BM_CheckForeignWrites(benchmark::State& state) {
+  History h;
+  constexpr int kClients = 5;
+  int clients[kClients];
+  for (int i = 0; i < kClients; ++i) {
+    clients[i] = h.AddActor(std::string(1, static_cast<char>('A' + i)));
+  }
+  const int node = h.AddActor("redis0");
+  const std::string key = "lock:resource";
+  Nanos t{0};
+  auto tick = [&t] { return t += std::chrono::microseconds(100); };
+  for (int64_t cycle = 0; static_cast<int64_t>(h.size()) < state.range(0); ++cycle) {
+    const int late = clients[cycle % kClients];
+    const int holder = clients[(cycle + 1) % kClients];
+    KeyState held = KeyState::Absent(key);
+    held.present = true;
+    held.str = h.name(holder);
+    h.AddStep(tick(), holder, OpType::kOk, OpF::kAcquire, key);
+    h.AddState(tick(), node, OpType::kOk, held, holder);
+    h.AddStep(tick(), holder, OpType::kInvoke, OpF::kCs, key);
+    h.AddState(tick(), node, OpType::kOk, KeyState::Absent(key), late);  // the late DEL
+    h.AddStep(tick(), holder, OpType::kOk, OpF::kCs, key);
+    h.AddStep(tick(), holder, OpType::kInvoke, OpF::kRelease, key);
+    h.AddStep(tick(), holder, OpType::kOk, OpF::kRelease, key);
+  }
+  const Nanos end = tick();
+  size_t found = 0;
+  for (auto _ : state) {
+    CheckResult r = CheckMutualExclusion(h, end);
+    found = r.violations.size();
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(h.size()));
+  state.counters["violations"] = static_cast<double>(found);  // one per section
+}
+BENCHMARK(BM_CheckForeignWrites)->Arg(10'000)->Arg(40'000)->Unit(benchmark::kMillisecond);
 
 void BM_CheckLimiterWindows(benchmark::State& state) {
   History h;
