@@ -231,5 +231,39 @@ TEST(VirtualScenarios, ARunStopsAtItsHistoryCapAndSaysSo) {
   EXPECT_GT(whole.history.size(), r.history.size());
 }
 
+// Past the first kExplainedViolations, a violation lists neither its events
+// nor its faults: listing every fault up to each violation grew as faults x
+// violations. The explained ones still list every fault up to their end.
+TEST(VirtualScenarios, OnlyTheExplainedViolationsListTheirFaults) {
+  // A plain DEL after a TTL shorter than the hold: a foreign write and an
+  // overlap nearly every cycle, and a pause early on.
+  const Scenario s = ParseScenario(R"({
+    "name": "storm", "algorithm": "set-nx-px-del", "duration": "3s",
+    "lock": {"key": "lock", "ttl": "10ms", "retry_delay": "10ms", "acquire_timeout": "30s"},
+    "clients": [{"name": "A", "start": "0s", "hold": "20ms", "think": "10ms", "iterations": 0},
+                {"name": "B", "start": "1ms", "hold": "20ms", "think": "10ms", "iterations": 0},
+                {"name": "C", "start": "2ms", "hold": "20ms", "think": "10ms", "iterations": 0}],
+    "faults": [{"type": "pause", "process": "C", "at": "5ms", "duration": "30ms"}]
+  })", "storm.json");
+  RunOptions o;
+  const RunResult r = RunScenario(s, o);
+  const nlohmann::ordered_json j = ResultToJson(r, false);
+  const nlohmann::ordered_json& violations = j.at("violations");
+  ASSERT_GT(violations.size(), kExplainedViolations);
+  EXPECT_EQ(j.at("violations_explained"), kExplainedViolations);
+  for (size_t i = 0; i < violations.size(); ++i) {
+    const nlohmann::ordered_json& v = violations[i];
+    if (i < kExplainedViolations) {
+      EXPECT_FALSE(v.at("events").empty()) << i;
+      // The pause came before every violation, its end before the later ones.
+      EXPECT_FALSE(v.at("faults").empty()) << i;
+    } else {
+      EXPECT_TRUE(v.at("events").empty()) << i;
+      EXPECT_TRUE(v.at("faults").empty()) << i;
+    }
+  }
+  EXPECT_EQ(violations[kExplainedViolations - 1].at("faults").size(), 2u);
+}
+
 }  // namespace
 }  // namespace locksim
