@@ -331,8 +331,9 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
     return keys.emplace_back(key, 0).second;
   };
   // By thread: its sections entered up to the op read, in entry order, as a
-  // stack whose top is the last one still open there (those closed above it
-  // popped: a section closed at an op stays closed at every later one). The
+  // stack; once open_section_of has popped those closed at the op from its
+  // top (a section closed at an op stays closed at every later one), the
+  // top is the last one still open there. The
   // sections come in entry order too, so each is pushed and popped once: a
   // storm of foreign writes (a plain DEL releasing after every TTL) costs
   // O(n), not a scan of every section per write (10 minutes of such a storm

@@ -302,7 +302,23 @@ TEST_F(EventsTest, AForeignWriteNamesTheVictimsSectionOpenAtTheWrite) {
   EXPECT_EQ(r.violations[2].first.enter_index, again);
 }
 
-// A long story (a first holder that retried 100 times, then 100 cycles of
+// A section entered again without leaving stays open to the end (the new
+// one is the one an exit ends): a later foreign write names the old one.
+TEST_F(EventsTest, AForeignWriteNamesASectionEnteredAgainThatStillOpen) {
+  Step(a, OpType::kOk, OpF::kAcquire);
+  State(a, a);
+  const int32_t first = Step(a, OpType::kInvoke, OpF::kCs);
+  Step(a, OpType::kInvoke, OpF::kCs);
+  Step(a, OpType::kOk, OpF::kCs);  // ends the second
+  const int32_t write = State(b, b);
+  const CheckResult r = CheckMutualExclusion(h, seconds(t));
+  ASSERT_EQ(r.violations.size(), 1u);
+  EXPECT_EQ(r.violations[0].state_index, write);
+  EXPECT_EQ(r.violations[0].first.enter_index, first);
+  EXPECT_EQ(r.violations[0].first.exit_index, -1);
+}
+
+
 // another client before the key expired) lists kListedEvents: its start,
 // the 20 events before the first holder's acquisition and the 20 from it,
 // and its end up to the second's entry; `elided` counts the two stretches
