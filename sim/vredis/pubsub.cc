@@ -26,7 +26,7 @@ Reply Notice(const char* kind, const std::string* channel, int64_t count) {
 Reply VirtualRedis::SubscribeCommand(const Command& argv) {
   std::vector<Reply> notices;
   for (size_t i = 1; i < argv.size(); ++i) {
-    conn_->channels.insert(argv[i]);
+    if (conn_->channels.insert(argv[i]).second) subscribers_[argv[i]].insert(conn_id_);
     notices.push_back(Notice("subscribe", &argv[i],
                              static_cast<int64_t>(conn_->channels.size())));
   }
@@ -41,7 +41,7 @@ Reply VirtualRedis::UnsubscribeCommand(const Command& argv) {
   if (channels.empty()) return Notice("unsubscribe", nullptr, 0);
   std::vector<Reply> notices;
   for (const std::string& ch : channels) {
-    conn_->channels.erase(ch);
+    if (conn_->channels.erase(ch) > 0) Unsubscribed(conn_id_, ch);
     notices.push_back(Notice("unsubscribe", &ch, static_cast<int64_t>(conn_->channels.size())));
   }
   Reply first = std::move(notices.front());
@@ -49,15 +49,22 @@ Reply VirtualRedis::UnsubscribeCommand(const Command& argv) {
   return first;
 }
 
+void VirtualRedis::Unsubscribed(ConnId conn, const std::string& channel) {
+  auto it = subscribers_.find(channel);
+  if (it == subscribers_.end()) return;
+  it->second.erase(conn);
+  if (it->second.empty()) subscribers_.erase(it);
+}
+
 Reply VirtualRedis::PublishCommand(const Command& argv) {
-  int64_t receivers = 0;
-  for (auto& [id, c] : conns_) {
-    if (!c.channels.contains(argv[1])) continue;
-    QueuePush(&c, Reply::Array({Reply::String("message"), Reply::String(argv[1]),
-                                Reply::String(argv[2])}));
-    ++receivers;
+  auto it = subscribers_.find(argv[1]);
+  if (it == subscribers_.end()) return Reply::Integer(0);
+  // In id order, as the connections are kept.
+  for (ConnId id : it->second) {
+    QueuePush(&conns_.at(id), Reply::Array({Reply::String("message"), Reply::String(argv[1]),
+                                            Reply::String(argv[2])}));
   }
-  return Reply::Integer(receivers);
+  return Reply::Integer(static_cast<int64_t>(it->second.size()));
 }
 
 }  // namespace locksim

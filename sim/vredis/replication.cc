@@ -132,6 +132,7 @@ void VirtualRedis::Crash(bool power_loss) {
   }
   ClearDb();
   conns_.clear();
+  subscribers_.clear();
   queued_pushes_ = 0;
   watchers_.clear();
   conns_[kDefaultConn];

@@ -71,6 +71,7 @@ void VirtualRedis::Disconnect(ConnId conn) {
   UnwatchAll();
   conn_ = nullptr;
   queued_pushes_ -= static_cast<int64_t>(it->second.pushes.size());
+  for (const std::string& channel : it->second.channels) Unsubscribed(conn, channel);
   if (conn != kDefaultConn) {
     conns_.erase(it);
   } else {

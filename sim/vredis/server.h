@@ -324,6 +324,8 @@ class VirtualRedis {
   // ---- pubsub.cc ----
   Reply SubscribeCommand(const Command& argv);
   Reply UnsubscribeCommand(const Command& argv);
+  // `conn` left `channel`: off its subscribers.
+  void Unsubscribed(ConnId conn, const std::string& channel);
   Reply PublishCommand(const Command& argv);
   // ---- script_lua.cc ----
   Reply EvalCommand(const Command& argv);
@@ -362,6 +364,11 @@ class VirtualRedis {
   std::vector<Expiring> expires_;
 
   std::map<ConnId, Connection> conns_;
+  // Each channel's subscribers, by connection id (redis's pubsub_channels):
+  // PUBLISH reaches them without a walk of every connection, which a long
+  // Redisson run (a connection per watchdog thread, never closed) made
+  // quadratic.
+  std::map<std::string, std::set<ConnId>, std::less<>> subscribers_;
   ConnId next_conn_ = 1;
   Connection* conn_ = nullptr;  // the connection of the command being run
   ConnId conn_id_ = -1;         // and its id

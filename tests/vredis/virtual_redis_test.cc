@@ -631,6 +631,26 @@ TEST_F(VirtualRedisTest, PublishCountsAndDeliversToSubscribers) {
             std::vector<Reply>{Arr({Str("message"), Str("ch"), Str("hello")})});
 }
 
+// PUBLISH counts and reaches the connections subscribed now: not one that
+// unsubscribed, closed, or was lost with the server's crash.
+TEST_F(VirtualRedisTest, PublishReachesOnlyTheCurrentSubscribers) {
+  const auto a = redis_.Connect(), b = redis_.Connect(), c = redis_.Connect();
+  for (auto conn : {a, b, c}) On(conn, {"SUBSCRIBE", "ch"});
+  EXPECT_EQ(Do({"PUBLISH", "ch", "1"}), Int(3));
+  On(a, {"UNSUBSCRIBE", "ch"});
+  redis_.Disconnect(b);
+  EXPECT_EQ(Do({"PUBLISH", "ch", "2"}), Int(1));
+  EXPECT_EQ(redis_.TakePushes(a),
+            std::vector<Reply>{Arr({Str("message"), Str("ch"), Str("1")})});
+  EXPECT_EQ(redis_.TakePushes(c),
+            (std::vector<Reply>{Arr({Str("message"), Str("ch"), Str("1")}),
+                                Arr({Str("message"), Str("ch"), Str("2")})}));
+  On(a, {"SUBSCRIBE", "ch"});
+  EXPECT_EQ(Do({"PUBLISH", "ch", "3"}), Int(2));
+  redis_.Crash(false);
+  EXPECT_EQ(Do({"PUBLISH", "ch", "4"}), Int(0));
+}
+
 TEST_F(VirtualRedisTest, SubscribedConnectionOnlyAcceptsPubSubCommands) {
   const auto sub = redis_.Connect();
   On(sub, {"SUBSCRIBE", "ch"});
