@@ -2,6 +2,8 @@
 
 #include <map>
 #include <optional>
+#include <ostream>
+#include <utility>
 
 #include "sim/check/lease.h"
 
@@ -119,7 +121,110 @@ std::string DescribeViolation(const RunResult& r, const Violation& v) {
          FormatDuration(v.overlap_end - v.overlap_start) + ")";
 }
 
-ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops) {
+namespace {
+
+// The violations' records, made one at a time: ResultToJson lists them in
+// its document, WriteResultJson writes each as it is made.
+class ViolationRecords {
+ public:
+  explicit ViolationRecords(const RunResult& r) : r_(r) {
+    const History& h = r.history;
+    // The business effect, in one sentence, for every violation record.
+    for (size_t i = 0; i < r.effect.sentences.size(); ++i) {
+      effect_ += (i ? "; " : "") + r.effect.sentences[i];
+    }
+    // The nemesis's ops, once: each violation lists those up to its last
+    // event, and a scan of the history per violation was O(violations x ops).
+    // (Faults are lock ops: the scan skips every Redis command.)
+    if (!r.check.violations.empty()) {
+      const History::LockOps lock_ops = h.lock_ops();
+      for (auto op = lock_ops.begin(); op != lock_ops.end(); ++op) {
+        if (op->actor == h.nemesis()) fault_ops_.push_back(op.index());
+      }
+      leases_.emplace(h);
+    }
+  }
+
+  // The record of r.check.violations[i].
+  ojson Record(size_t i) const {
+    const RunResult& r = r_;
+    const History& h = r.history;
+    // Past the explained ones, as their events, their faults are not listed:
+    // every fault up to each violation was O(faults x violations) lines (a
+    // 4-minute run with a pause every half second: 1.2 GB of JSON in 96 s).
+    const bool explained = i < kExplainedViolations;
+    const Violation& v = r.check.violations[i];
+    ojson vj;
+    vj["kind"] = ViolationKindName(v.kind);
+    vj["resource"] = v.resource;
+    vj["clients"] = {h.name(v.first.process), h.name(v.second.process)};
+    vj["overlap"] = {{"start", v.overlap_start.count()},
+                     {"end", v.overlap_end.count()},
+                     {"duration", (v.overlap_end - v.overlap_start).count()}};
+    vj["text"] = DescribeViolation(r, v);
+    if (v.kind == ViolationKind::kForeignWrite) {
+      const Op& state = h.ops()[v.state_index];
+      vj["writer"] = h.name(v.writer);
+      vj["holder"] = h.name(v.holder);
+      vj["node"] = h.name(state.actor);
+      vj["state"] = OpToJson(h, static_cast<int32_t>(v.state_index));
+      vj["holder_section"] = SectionToJson(h, *leases_, v.first);
+    } else {
+      vj["first"] = SectionToJson(h, *leases_, v.first);
+      vj["second"] = SectionToJson(h, *leases_, v.second);
+      if (v.folded) {
+        ojson with = ojson::object();
+        for (const auto& [thread, count] : v.folded->by_thread) with[h.name(thread)] = count;
+        vj["folded"] = {{"sections", v.folded->sections}, {"with", with}};
+      }
+    }
+    ojson faults = ojson::array();
+    ojson events = ojson::array();
+    ojson trace = ojson::array();
+    // Every fault up to the violation, including those before the window
+    // the events cover (a clock skewed at the start).
+    // (The second's entry, or the write: the last event.)
+    const int64_t last = v.second.enter_index;
+    for (int32_t i : fault_ops_) {
+      if (!explained || i > last) break;
+      faults.push_back(TraceLine(h, h.ops()[i]));
+    }
+    // The trace says where events were left out (Violation::elided).
+    auto elided = v.elided.begin();
+    for (int32_t i : v.events) {
+      const Op& op = h.ops()[i];
+      events.push_back(OpToJson(h, i));
+      trace.push_back(TraceLine(h, op));
+      if (elided != v.elided.end() && elided->after == i) {
+        trace.push_back("... " + std::to_string(elided->count) +
+                        " more events of the story, not listed (--history lists every operation)");
+        ++elided;
+      }
+    }
+    vj["faults"] = std::move(faults);
+    if (!effect_.empty()) vj["effect"] = effect_;
+    vj["events"] = std::move(events);
+    if (!v.elided.empty()) {
+      ojson gaps = ojson::array();
+      for (const ElidedEvents& e : v.elided) {
+        gaps.push_back({{"after", e.after}, {"count", e.count}});
+      }
+      vj["elided"] = std::move(gaps);
+    }
+    vj["trace"] = std::move(trace);
+    return vj;
+  }
+
+ private:
+  const RunResult& r_;
+  std::string effect_;
+  std::vector<int32_t> fault_ops_;
+  std::optional<LeaseIndex> leases_;
+};
+
+// The document; with `lists` false, its violations and history are empty
+// arrays (WriteResultJson writes them one record at a time).
+ojson BuildResult(const RunResult& r, bool with_history, size_t max_history_ops, bool lists) {
   const History& h = r.history;
   ojson j;
   j["schema_version"] = kResultSchemaVersion;
@@ -152,91 +257,14 @@ ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops
   j["overlaps"] = r.OverlapPairs();
   j["kinds"] = ViolationKindNames(r.Kinds());
   if (!r.unfired.empty()) j["unfired_triggers"] = r.unfired;
-  // The business effect, in one sentence, for every violation record.
-  std::string effect;
-  for (size_t i = 0; i < r.effect.sentences.size(); ++i) {
-    effect += (i ? "; " : "") + r.effect.sentences[i];
-  }
-  // The nemesis's ops, once: each violation lists those up to its last
-  // event, and a scan of the history per violation was O(violations x ops).
-  // (Faults are lock ops: the scan skips every Redis command.)
-  std::vector<int32_t> fault_ops;
-  std::optional<LeaseIndex> leases;
-  if (!r.check.violations.empty()) {
-    const History::LockOps lock_ops = h.lock_ops();
-    for (auto op = lock_ops.begin(); op != lock_ops.end(); ++op) {
-      if (op->actor == h.nemesis()) fault_ops.push_back(op.index());
-    }
-    leases.emplace(h);
-  }
   ojson violations = ojson::array();
-  size_t listed = 0;  // violations so far
-  for (const Violation& v : r.check.violations) {
-    // Past the explained ones, as their events, their faults are not listed:
-    // every fault up to each violation was O(faults x violations) lines (a
-    // 4-minute run with a pause every half second: 1.2 GB of JSON in 96 s).
-    const bool explained = listed++ < kExplainedViolations;
-    ojson vj;
-    vj["kind"] = ViolationKindName(v.kind);
-    vj["resource"] = v.resource;
-    vj["clients"] = {h.name(v.first.process), h.name(v.second.process)};
-    vj["overlap"] = {{"start", v.overlap_start.count()},
-                     {"end", v.overlap_end.count()},
-                     {"duration", (v.overlap_end - v.overlap_start).count()}};
-    vj["text"] = DescribeViolation(r, v);
-    if (v.kind == ViolationKind::kForeignWrite) {
-      const Op& state = h.ops()[v.state_index];
-      vj["writer"] = h.name(v.writer);
-      vj["holder"] = h.name(v.holder);
-      vj["node"] = h.name(state.actor);
-      vj["state"] = OpToJson(h, static_cast<int32_t>(v.state_index));
-      vj["holder_section"] = SectionToJson(h, *leases, v.first);
-    } else {
-      vj["first"] = SectionToJson(h, *leases, v.first);
-      vj["second"] = SectionToJson(h, *leases, v.second);
-      if (v.folded) {
-        ojson with = ojson::object();
-        for (const auto& [thread, count] : v.folded->by_thread) with[h.name(thread)] = count;
-        vj["folded"] = {{"sections", v.folded->sections}, {"with", with}};
-      }
+  if (lists) {
+    const ViolationRecords records(r);
+    for (size_t i = 0; i < r.check.violations.size(); ++i) {
+      violations.push_back(records.Record(i));
     }
-    ojson faults = ojson::array();
-    ojson events = ojson::array();
-    ojson trace = ojson::array();
-    // Every fault up to the violation, including those before the window
-    // the events cover (a clock skewed at the start).
-    // (The second's entry, or the write: the last event.)
-    const int64_t last = v.second.enter_index;
-    for (int32_t i : fault_ops) {
-      if (!explained || i > last) break;
-      faults.push_back(TraceLine(h, h.ops()[i]));
-    }
-    // The trace says where events were left out (Violation::elided).
-    auto elided = v.elided.begin();
-    for (int32_t i : v.events) {
-      const Op& op = h.ops()[i];
-      events.push_back(OpToJson(h, i));
-      trace.push_back(TraceLine(h, op));
-      if (elided != v.elided.end() && elided->after == i) {
-        trace.push_back("... " + std::to_string(elided->count) +
-                        " more events of the story, not listed (--history lists every operation)");
-        ++elided;
-      }
-    }
-    vj["faults"] = faults;
-    if (!effect.empty()) vj["effect"] = effect;
-    vj["events"] = events;
-    if (!v.elided.empty()) {
-      ojson gaps = ojson::array();
-      for (const ElidedEvents& e : v.elided) {
-        gaps.push_back({{"after", e.after}, {"count", e.count}});
-      }
-      vj["elided"] = gaps;
-    }
-    vj["trace"] = trace;
-    violations.push_back(vj);
   }
-  j["violations"] = violations;
+  j["violations"] = std::move(violations);
   if (r.check.violations.size() > kExplainedViolations) {
     j["violations_explained"] = kExplainedViolations;  // the rest list no events, no faults
   }
@@ -291,7 +319,9 @@ ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops
   if (with_history) {
     ojson ops = ojson::array();
     if (max_history_ops == 0 || h.size() <= max_history_ops) {
-      for (size_t i = 0; i < h.size(); ++i) ops.push_back(OpToJson(h, static_cast<int32_t>(i)));
+      for (size_t i = 0; lists && i < h.size(); ++i) {
+        ops.push_back(OpToJson(h, static_cast<int32_t>(i)));
+      }
     } else {
       Nanos until{0};
       bool cut = false;  // some of the ops kept did not fit
@@ -315,9 +345,65 @@ ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops
           ", without its Redis commands and adapter requests (locksim run --history of its "
           "scenario and seed lists them all)";
     }
-    j["history"] = ops;
+    j["history"] = std::move(ops);
   }
   return j;
+}
+
+// `value` as dump(2) writes it `depth` levels down: each line after its
+// first indented by 2 x depth more (a JSON string holds no raw newline).
+std::string Nested(const ojson& value, int depth) {
+  std::string text = value.dump(2);
+  const std::string indent = "\n" + std::string(2 * static_cast<size_t>(depth), ' ');
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '\n') {
+      out += indent;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+ojson ResultToJson(const RunResult& r, bool with_history, size_t max_history_ops) {
+  return BuildResult(r, with_history, max_history_ops, /*lists=*/true);
+}
+
+void WriteResultJson(std::ostream& out, const RunResult& r, bool with_history, int depth) {
+  // The document without its two long lists, written as dump(2) writes it,
+  // with those lists' records written one at a time where their empty
+  // arrays stand.
+  const ojson j = BuildResult(r, with_history, 0, /*lists=*/false);
+  const std::string pad(2 * static_cast<size_t>(depth), ' ');
+  auto list = [&](size_t n, const auto& record) {
+    out << "[\n";
+    for (size_t i = 0; i < n; ++i) {
+      if (i > 0) out << ",\n";
+      out << pad << "    " << Nested(record(i), depth + 2);
+    }
+    out << "\n" << pad << "  ]";
+  };
+  out << "{\n";
+  bool first = true;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!first) out << ",\n";
+    first = false;
+    out << pad << "  " << ojson(it.key()).dump() << ": ";
+    if (it.key() == "violations" && !r.check.violations.empty()) {
+      const ViolationRecords records(r);
+      list(r.check.violations.size(), [&](size_t i) { return records.Record(i); });
+    } else if (it.key() == "history" && with_history && r.history.size() > 0) {
+      list(r.history.size(),
+           [&](size_t i) { return OpToJson(r.history, static_cast<int32_t>(i)); });
+    } else {
+      out << Nested(it.value(), depth + 1);
+    }
+  }
+  out << "\n" << pad << "}";
 }
 
 }  // namespace locksim

@@ -18,13 +18,19 @@ std::string ReadFile(const std::filesystem::path& path) {
 
 void WriteFile(const std::filesystem::path& path, const std::string& text,
                const std::string& option) {
+  WriteFile(path, [&text](std::ostream& out) { out << text; }, option);
+}
+
+void WriteFile(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write,
+               const std::string& option) {
   if (path == "-") {
-    std::cout << text << std::flush;
+    write(std::cout);
+    std::cout << std::flush;
     if (!std::cout) throw InputError(option + ": cannot write to stdout");
     return;
   }
   std::ofstream out(path, std::ios::binary);
-  out << text;
+  write(out);
   out.close();
   if (!out) throw InputError(option + ": cannot write " + path.string());
 }

@@ -5,6 +5,8 @@
 #define LOCKSIM_SIM_CLI_FILES_H_
 
 #include <filesystem>
+#include <functional>
+#include <ostream>
 #include <string>
 
 namespace locksim {
@@ -14,6 +16,10 @@ std::string ReadFile(const std::filesystem::path& path);
 // Writes `text` to `path`, or to stdout when `path` is "-". Throws
 // "OPTION: cannot write PATH".
 void WriteFile(const std::filesystem::path& path, const std::string& text,
+               const std::string& option);
+// The same, of what `write` puts on the stream (a document written as it is
+// made, never whole in memory).
+void WriteFile(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write,
                const std::string& option);
 // Creates the folder `dir` (and its parents) if it is missing. Throws
 // "OPTION: cannot create folder DIR".

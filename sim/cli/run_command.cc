@@ -265,7 +265,15 @@ int RunOne(const Scenario& scenario, RunOptions options, const std::string& json
   };
   const RunResult result = RunScenario(scenario, options);
   progress.Clear();
-  if (!json_path.empty()) WriteFile(json_path, ResultToJson(result, history).dump(2) + "\n", "--json");
+  if (!json_path.empty()) {
+    WriteFile(
+        json_path,
+        [&](std::ostream& out) {
+          WriteResultJson(out, result, history);
+          out << "\n";
+        },
+        "--json");
+  }
   if (!quiet) PrintSummary(json_path == "-" ? std::cerr : std::cout, result);
   if (!options.label.empty()) return result.ExpectationMet() == true ? kExitSafe : kExitViolated;
   return result.verdict() == Verdict::kSafe ? kExitSafe : kExitViolated;

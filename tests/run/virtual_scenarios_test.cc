@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <set>
+#include <sstream>
 
 #include "reports/run_json.h"
 #include "sim/run/runner.h"
@@ -196,6 +197,27 @@ TEST(VirtualScenarios, RunsThatShareLuaStatesGiveTheJsonOfRunsThatDoNot) {
     EXPECT_EQ(ResultToJson(r, true).dump(), ResultToJson(RunScenario(*s, own), true).dump())
         << s->file;
     EXPECT_TRUE(r.effect.holds) << s->file;  // every reply as Redis gives it
+  }
+}
+
+// `run --json` writes the document a record at a time: the same bytes as
+// the whole document's dump, alone or as an element of an array.
+TEST(VirtualScenarios, TheWrittenJsonIsTheDocumentsDump) {
+  for (const char* scenario :
+       {"f02-del-frees-other", "f01-pause-past-ttl", "baseline-contention"}) {
+    for (bool history : {false, true}) {
+      const RunResult r = RunVirtual(scenario, "set-nx-px-del", 5);
+      std::ostringstream written;
+      WriteResultJson(written, r, history);
+      EXPECT_EQ(written.str(), ResultToJson(r, history).dump(2)) << scenario << history;
+      std::ostringstream element;
+      element << "[\n  ";
+      WriteResultJson(element, r, history, 1);
+      element << "\n]";
+      nlohmann::ordered_json array = nlohmann::ordered_json::array();
+      array.push_back(ResultToJson(r, history));
+      EXPECT_EQ(element.str(), array.dump(2)) << scenario << history;
+    }
   }
 }
 
