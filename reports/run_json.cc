@@ -145,15 +145,15 @@ class ViolationRecords {
     }
   }
 
-  // The record of r.check.violations[i].
-  ojson Record(size_t i) const {
+  // The record of r.check.violations[which].
+  ojson Record(size_t which) const {
     const RunResult& r = r_;
     const History& h = r.history;
     // Past the explained ones, as their events, their faults are not listed:
     // every fault up to each violation was O(faults x violations) lines (a
     // 4-minute run with a pause every half second: 1.2 GB of JSON in 96 s).
-    const bool explained = i < kExplainedViolations;
-    const Violation& v = r.check.violations[i];
+    const bool explained = which < kExplainedViolations;
+    const Violation& v = r.check.violations[which];
     ojson vj;
     vj["kind"] = ViolationKindName(v.kind);
     vj["resource"] = v.resource;

@@ -333,11 +333,11 @@ void ForeignWrites(const History& history, const std::vector<CriticalSection>& s
   // By thread: its sections entered up to the op read, in entry order, as a
   // stack; once open_section_of has popped those closed at the op from its
   // top (a section closed at an op stays closed at every later one), the
-  // top is the last one still open there. The
-  // sections come in entry order too, so each is pushed and popped once: a
-  // storm of foreign writes (a plain DEL releasing after every TTL) costs
-  // O(n), not a scan of every section per write (10 minutes of such a storm
-  // spent 83% of its run in that scan, perf).
+  // top is the last one still open there. The sections come in entry order
+  // too, so each is pushed and popped once: a storm of foreign writes (a
+  // plain DEL releasing after every TTL) costs O(n), not a scan of every
+  // section per write (10 minutes of such a storm spent 83% of its run in
+  // that scan, perf).
   std::vector<std::vector<size_t>> entered;
   size_t next_section = 0;
   auto open_section_of = [&](int thread, int32_t index) -> const CriticalSection* {
