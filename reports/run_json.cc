@@ -133,8 +133,9 @@ class ViolationRecords {
     for (size_t i = 0; i < r.effect.sentences.size(); ++i) {
       effect_ += (i ? "; " : "") + r.effect.sentences[i];
     }
-    // The nemesis's ops, once: each violation lists those up to its last
-    // event, and a scan of the history per violation was O(violations x ops).
+    // The nemesis's ops, once: each explained violation lists those up to
+    // its last event, and a scan of the history per violation was
+    // O(violations x ops).
     // (Faults are lock ops: the scan skips every Redis command.)
     if (!r.check.violations.empty()) {
       const History::LockOps lock_ops = h.lock_ops();

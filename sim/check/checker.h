@@ -70,9 +70,9 @@ struct FoldedOverlaps {
 inline constexpr size_t kListedEvents = 200;
 // And only the first kExplainedViolations of a run's violations (by time)
 // list events at all: the rest are found, counted and described as the
-// others, with empty `events` (a run's JSON still lists their faults). A
-// long run of many clients breaks a weak lock
-// thousands of times over, and no reader follows a thousand stories.
+// others, with empty `events` (and, in a run's JSON, empty `faults`). A
+// long run of many clients breaks a weak lock thousands of times over, and
+// no reader follows a thousand stories.
 inline constexpr size_t kExplainedViolations = 100;
 inline constexpr size_t kHeadEvents = 40;
 inline constexpr size_t kAroundEvents = 20;

@@ -30,7 +30,16 @@ void WriteFile(const std::filesystem::path& path, const std::function<void(std::
     return;
   }
   std::ofstream out(path, std::ios::binary);
-  write(out);
+  try {
+    write(out);
+  } catch (...) {
+    // No half-written file is left to be read as a whole one (on stdout
+    // the part written stays: the error that follows says it stopped).
+    out.close();
+    std::error_code ignored;
+    if (std::filesystem::is_regular_file(path, ignored)) std::filesystem::remove(path, ignored);
+    throw;
+  }
   out.close();
   if (!out) throw InputError(option + ": cannot write " + path.string());
 }

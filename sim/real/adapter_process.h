@@ -25,6 +25,11 @@
 
 namespace locksim {
 
+// The last `max` bytes of `text` ("..." before them when some were cut),
+// as UTF-8 a JSON writer takes: a cut inside a character moves to its end,
+// and a byte that is not UTF-8 (a library's own encoding) becomes '?'.
+std::string TextTail(const std::string& text, size_t max);
+
 class AdapterProcess {
  public:
   // Starts argv (argv[0] an absolute path). Throws InputError when argv[0]
@@ -60,7 +65,7 @@ class AdapterProcess {
   // How it ended, when it has ("exited with status 1", "killed by SIGSEGV");
   // empty while it runs. Reaps it.
   std::string ExitStatus();
-  // The last `max` bytes of its stderr, and the file they come from.
+  // The last `max` bytes of its stderr (TextTail), and the file they come from.
   std::string StderrTail(size_t max = 800) const;
   std::string stderr_path() const { return dir_ + "/stderr.log"; }
   // Keep the folder (with stderr.log) after the object is gone.

@@ -304,7 +304,7 @@ TEST_F(EventsTest, AForeignWriteNamesTheVictimsSectionOpenAtTheWrite) {
 
 // A section entered again without leaving stays open to the end (the new
 // one is the one an exit ends): a later foreign write names the old one.
-TEST_F(EventsTest, AForeignWriteNamesASectionEnteredAgainThatStillOpen) {
+TEST_F(EventsTest, AForeignWriteNamesASectionEnteredAgainThatIsStillOpen) {
   Step(a, OpType::kOk, OpF::kAcquire);
   State(a, a);
   const int32_t first = Step(a, OpType::kInvoke, OpF::kCs);
@@ -318,7 +318,7 @@ TEST_F(EventsTest, AForeignWriteNamesASectionEnteredAgainThatStillOpen) {
   EXPECT_EQ(r.violations[0].first.exit_index, -1);
 }
 
-
+// A long story (a first holder that retried 100 times, then 100 cycles of
 // another client before the key expired) lists kListedEvents: its start,
 // the 20 events before the first holder's acquisition and the 20 from it,
 // and its end up to the second's entry; `elided` counts the two stretches

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "sim/core/errors.h"
+#include "sim/real/adapter_process.h"
 
 namespace locksim {
 namespace {
@@ -138,6 +139,21 @@ TEST_F(BadManifestTest, ABareProgramIsNamedAfterItsFile) {
         << e.what();
   }
   EXPECT_THROW(AdapterFromPath((dir_ / "missing.json").string()), InputError);
+}
+
+// A library's stderr goes into the result JSON (a failure's stderr_tail),
+// whose writer refuses bytes that are not UTF-8: the tail is cut between
+// characters, and a byte of another encoding is shown as '?'.
+TEST(AdapterStderr, TheTailIsUtf8WhereverItIsCut) {
+  EXPECT_EQ(TextTail("short", 800), "short");
+  EXPECT_EQ(TextTail("abcdef", 3), "...def");
+  const std::string e_acute = "\xC3\xA9";  // é, two bytes
+  // The last 4 bytes start inside the first é: from the next character.
+  EXPECT_EQ(TextTail(e_acute + e_acute + "x", 4), "..." + e_acute + "x");
+  EXPECT_EQ(TextTail("caf\xE9 latin-1", 800), "caf? latin-1");
+  EXPECT_EQ(TextTail("\xF0\x9F\x94\x92 lock", 800), "\xF0\x9F\x94\x92 lock");  // 🔒
+  EXPECT_EQ(TextTail("\xED\xA0\x80", 800), "???");                     // a surrogate
+  EXPECT_EQ(TextTail("ab\xE2\x82", 800), "ab??");                        // cut short
 }
 
 }  // namespace
