@@ -16,6 +16,8 @@
 #include <sstream>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "sim/core/errors.h"
 #include "sim/core/interrupt.h"
 
@@ -229,39 +231,6 @@ std::string AdapterProcess::ExitStatus() {
   return "ended";
 }
 
-namespace {
-
-// The length of the UTF-8 character at `s[i]`, or 0 when none starts there
-// (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF).
-size_t Utf8Length(const std::string& s, size_t i) {
-  const auto byte = [&s](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = byte(i);
-  size_t n;
-  unsigned char lo = 0x80, hi = 0xBF;  // the second byte's range
-  if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (i + n > s.size()) return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (size_t k = 2; k < n; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  }
-  return n;
-}
-
-}  // namespace
-
 std::string TextTail(const std::string& text, size_t max) {
   size_t from = text.size() > max ? text.size() - max : 0;
   // A cut inside a character: from the next one.
@@ -269,18 +238,11 @@ std::string TextTail(const std::string& text, size_t max) {
          (static_cast<unsigned char>(text[from]) & 0xC0) == 0x80) {
     ++from;
   }
-  std::string out = from > 0 ? "..." : "";
-  for (size_t i = from; i < text.size();) {
-    const size_t n = Utf8Length(text, i);
-    if (n == 0) {
-      out += '?';
-      ++i;
-    } else {
-      out.append(text, i, n);
-      i += n;
-    }
-  }
-  return out;
+  // What is not UTF-8 replaced (U+FFFD) by the JSON writer's own check, the
+  // one that would otherwise refuse it when the tail is written out.
+  const std::string quoted = nlohmann::json(text.substr(from))
+                                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return (from > 0 ? "..." : "") + nlohmann::json::parse(quoted).get<std::string>();
 }
 
 std::string AdapterProcess::StderrTail(size_t max) const {

@@ -27,7 +27,7 @@ namespace locksim {
 
 // The last `max` bytes of `text` ("..." before them when some were cut),
 // as UTF-8 a JSON writer takes: a cut inside a character moves to its end,
-// and a byte that is not UTF-8 (a library's own encoding) becomes '?'.
+// and bytes that are not UTF-8 (a library's own encoding) become U+FFFD.
 std::string TextTail(const std::string& text, size_t max);
 
 class AdapterProcess {
