@@ -1,7 +1,6 @@
 #include "sim/check/acquisition_stats.h"
 
 #include <algorithm>
-#include <map>
 #include <string>
 #include <string_view>
 
@@ -30,10 +29,16 @@ struct Attempt {
   bool open = false;
   Nanos start{0};
   int node = -1;
-  std::string first;  // name of the first command, as sent; empty before it
+  std::string_view first;  // the first command's name, in the history; empty before it
   int64_t commands = 0;
   int64_t repeats = 0;
 };
+
+// Nearest rank: the smallest value with at least p% of values <= it.
+size_t NearestRank(size_t n, int p) {
+  const size_t rank = (static_cast<size_t>(p) * n + 99) / 100;
+  return rank == 0 ? 1 : rank;
+}
 
 }  // namespace
 
@@ -44,18 +49,15 @@ void AcquisitionStats::Merge(const AcquisitionStats& o) {
   repeated_commands += o.repeated_commands;
   commands += o.commands;
   simulated += o.simulated;
-  std::vector<int64_t> merged;
-  merged.reserve(latencies.size() + o.latencies.size());
-  std::merge(latencies.begin(), latencies.end(), o.latencies.begin(), o.latencies.end(),
-             std::back_inserter(merged));
-  latencies = std::move(merged);
+  latencies.insert(latencies.end(), o.latencies.begin(), o.latencies.end());
 }
 
 AcquisitionStats ComputeAcquisitionStats(const History& history, Nanos end) {
   AcquisitionStats s;
   s.simulated = end;
-  std::map<int, Attempt> attempts;  // by process (thread)
+  std::vector<Attempt> attempts;  // by actor (a thread)
   for (const Op& op : history.ops()) {
+    if (static_cast<size_t>(op.actor) >= attempts.size()) attempts.resize(op.actor + 1);
     Attempt& a = attempts[op.actor];
     if (op.f == OpF::kAcquire) {
       if (op.type == OpType::kInvoke) {
@@ -86,16 +88,12 @@ AcquisitionStats ComputeAcquisitionStats(const History& history, Nanos end) {
       }
     }
   }
-  std::sort(s.latencies.begin(), s.latencies.end());
   return s;
 }
 
 int64_t Percentile(const std::vector<int64_t>& sorted, int p) {
   if (sorted.empty()) return 0;
-  // Nearest rank: the smallest value with at least p% of values <= it.
-  size_t rank = (static_cast<size_t>(p) * sorted.size() + 99) / 100;
-  if (rank == 0) rank = 1;
-  return sorted[rank - 1];
+  return sorted[NearestRank(sorted.size(), p) - 1];
 }
 
 nlohmann::ordered_json StatsToJson(const AcquisitionStats& s) {
@@ -104,9 +102,17 @@ nlohmann::ordered_json StatsToJson(const AcquisitionStats& s) {
   j["failed_acquisitions"] = s.failed_acquisitions;
   j["errored_acquisitions"] = s.errored_acquisitions;
   const bool any = s.acquisitions > 0;
-  j["latency_p50"] = any ? nlohmann::ordered_json(Percentile(s.latencies, 50)) : nullptr;
-  j["latency_p99"] = any ? nlohmann::ordered_json(Percentile(s.latencies, 99)) : nullptr;
-  j["latency_max"] = any ? nlohmann::ordered_json(s.latencies.back()) : nullptr;
+  // Percentiles of the values in any order: a selection each, not a sort
+  // (a cell of a thousand seeds pools a million latencies).
+  std::vector<int64_t> values = s.latencies;
+  auto percentile = [&values](int p) {
+    const auto nth = values.begin() + static_cast<ptrdiff_t>(NearestRank(values.size(), p) - 1);
+    std::nth_element(values.begin(), nth, values.end());
+    return *nth;
+  };
+  j["latency_p50"] = any ? nlohmann::ordered_json(percentile(50)) : nullptr;
+  j["latency_p99"] = any ? nlohmann::ordered_json(percentile(99)) : nullptr;
+  j["latency_max"] = any ? nlohmann::ordered_json(percentile(100)) : nullptr;
   j["retries_per_acquisition"] = Ratio(s.repeated_commands, s.acquisitions);
   j["commands_per_acquisition"] = Ratio(s.commands, s.acquisitions);
   // Acquisitions per simulated second.

@@ -36,9 +36,13 @@ struct AcquisitionStats {
   int64_t repeated_commands = 0;
   int64_t commands = 0;             // within successful acquisitions
   Nanos simulated{0};               // the run's length (sum, once merged)
-  std::vector<int64_t> latencies;   // ns, one per acquisition, sorted
+  // ns, one per acquisition, in no particular order: StatsToJson sorts
+  // them once, so that pooling the runs of a cell (one Merge per seed) is
+  // linear in their number, not quadratic.
+  std::vector<int64_t> latencies;
 
-  // Pools another run's figures into these (a variant over many cells).
+  // Pools another run's figures into these (a cell over its seeds, a
+  // variant over its cells).
   void Merge(const AcquisitionStats& other);
 };
 

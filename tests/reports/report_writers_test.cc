@@ -84,6 +84,26 @@ TEST(AcquisitionStats, LatencyCommandsAndRetriesComeFromTheHistory) {
   EXPECT_EQ(j["throughput_per_s"], 2.0);
 }
 
+// Runs pooled in any order give the figures of all their latencies
+// together: Merge keeps the values unsorted, StatsToJson selects from them.
+TEST(AcquisitionStats, PooledRunsGiveThePercentilesOfAllTheirLatencies) {
+  AcquisitionStats pooled;
+  for (int64_t first : {70, 30, 100, 10}) {
+    AcquisitionStats run;
+    run.acquisitions = 25;
+    run.simulated = Nanos(1'000'000'000);
+    for (int64_t i = 0; i < 25; ++i) run.latencies.push_back(first - i);
+    pooled.Merge(run);
+  }
+  ASSERT_EQ(pooled.latencies.size(), 100u);
+  ojson j = StatsToJson(pooled);
+  // The 100 values are -14..10, 6..30, 46..70 and 76..100.
+  EXPECT_EQ(j["latency_p50"], 30);
+  EXPECT_EQ(j["latency_p99"], 99);
+  EXPECT_EQ(j["latency_max"], 100);
+  EXPECT_EQ(j["throughput_per_s"], 25.0);
+}
+
 TEST(AcquisitionStats, NoAcquisitionGivesNullFigures) {
   History h;
   ojson j = StatsToJson(ComputeAcquisitionStats(h, Nanos(0)));
