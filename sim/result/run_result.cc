@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 namespace locksim {
 
@@ -11,11 +12,14 @@ std::string_view BackendName(Backend b) {
 
 std::vector<std::string> RunResult::OverlapPairs() const {
   std::vector<std::string> pairs;
+  // Seen pairs in a hash set: hundreds of clients make tens of thousands of
+  // pairs, and a search of the list per violation was quadratic.
+  std::unordered_set<std::string> seen;
   for (const Violation& v : check.violations) {
     if (v.kind != ViolationKind::kMutualExclusion) continue;
     auto add = [&](int second) {
       std::string pair = history.name(v.first.process) + "/" + history.name(second);
-      if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(pair);
+      if (seen.insert(pair).second) pairs.push_back(std::move(pair));
     };
     add(v.second.process);
     if (v.folded) {
