@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "reports/run_json.h"
 #include "sim/core/errors.h"
@@ -111,7 +112,7 @@ ojson CellToJson(const CompareResult& result, const CompareCell& c) {
     if (r.expectation_met) rj["expectation_met"] = *r.expectation_met;
     runs.push_back(rj);
   }
-  j["runs"] = runs;
+  j["runs"] = std::move(runs);
   if (c.counterexample) {
     j["counterexample"] = ResultToJson(*c.counterexample, true, kCounterexampleHistoryOps);
   }
@@ -190,7 +191,7 @@ ojson SearchToJson(const SearchResult& search) {
                   {"by_verdict", by_verdict}};
   ojson cells = ojson::array();
   for (const SearchCell& c : search.cells) cells.push_back(SearchCellToJson(search, c));
-  j["cells"] = cells;
+  j["cells"] = std::move(cells);
   ojson disagreements = ojson::array();
   for (const SearchDisagreement& d : search.disagreements) {
     disagreements.push_back({{"scenario", d.scenario},
@@ -231,7 +232,7 @@ ojson CompareToJson(const CompareResult& result) {
   j["algorithms"] = result.algorithms;
   ojson scenarios = ojson::array();
   for (const Scenario& s : result.scenarios) scenarios.push_back(ScenarioToJson(s));
-  j["scenarios"] = scenarios;
+  j["scenarios"] = std::move(scenarios);
 
   // Totals, by verdict in order of first appearance.
   ojson by_verdict = ojson::object();
@@ -256,7 +257,7 @@ ojson CompareToJson(const CompareResult& result) {
 
   ojson cells = ojson::array();
   for (const CompareCell& c : result.cells) cells.push_back(CellToJson(result, c));
-  j["cells"] = cells;
+  j["cells"] = std::move(cells);
 
   // Per variant: its verdicts and its liveness figures pooled over the
   // scenarios it ran.
@@ -279,7 +280,7 @@ ojson CompareToJson(const CompareResult& result) {
     vj["figures"] = StatsToJson(pooled);
     variants.push_back(vj);
   }
-  j["variants"] = variants;
+  j["variants"] = std::move(variants);
   if (result.search) j["search"] = SearchToJson(*result.search);
   return j;
 }

@@ -5,6 +5,7 @@
 #include "reports/report_text.h"
 #include "reports/svg_timeline.h"
 #include "reports/xml_escape.h"
+#include "sim/check/checker.h"
 
 namespace locksim {
 namespace {
@@ -247,7 +248,7 @@ std::string Matrix(const ojson& r) {
   for (const ojson& sc : r.at("scenarios")) {
     const std::string name = sc.at("name").get<std::string>();
     std::string faults;
-    for (const ojson& f : sc.value("faults", ojson::array())) {
+    for (const ojson& f : MemberOrEmpty(sc, "faults")) {
       faults += (faults.empty() ? "" : "; ") + f.get<std::string>();
     }
     if (faults.empty()) faults = "no fault";
@@ -374,7 +375,7 @@ std::string Trace(const ojson& ce) {
   // client and fault operations of the history, Redis commands left out.
   ojson rows = ojson::array();
   ojson elided = ojson::array();  // where the violation's story was cut, and by how much
-  const ojson& violations = ce.value("violations", ojson::array());
+  const ojson& violations = MemberOrEmpty(ce, "violations");
   if (!violations.empty()) {
     rows = violations[0].value("events", ojson::array());
     elided = violations[0].value("elided", ojson::array());
@@ -433,10 +434,18 @@ std::string Detail(const ojson& cell, const std::string& back = "matrix") {
   const bool broken = cell.contains("invariant_holds") && !cell["invariant_holds"].get<bool>();
   s += "<p class=\"effect\">" + std::string(broken ? "<b>What it costs:</b> " : "") +
        EscapeXml(EffectSentence(cell)) + "</p>\n";
-  const ojson& violations = ce.value("violations", ojson::array());
+  const ojson& violations = MemberOrEmpty(ce, "violations");
   if (!violations.empty()) {
+    // The violations the run explains, then their count: a storm's
+    // hundreds of thousands would make a page no browser opens.
     s += "<ul class=\"violations\">";
-    for (const ojson& v : violations) s += "<li>" + EscapeXml(v.value("text", "")) + "</li>";
+    for (size_t i = 0; i < violations.size() && i < kExplainedViolations; ++i) {
+      s += "<li>" + EscapeXml(violations[i].value("text", "")) + "</li>";
+    }
+    if (violations.size() > kExplainedViolations) {
+      s += "<li>... and " + std::to_string(violations.size() - kExplainedViolations) +
+           " more in results.json</li>";
+    }
     s += "</ul>\n";
   }
   if (cell.contains("effects") && !broken) {

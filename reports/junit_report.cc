@@ -38,7 +38,7 @@ std::string RenderJunit(const ojson& r) {
         std::string body;
         if (c.contains("counterexample")) {
           // As many as a terminal shows; results.json has all.
-          const ojson& violations = c["counterexample"].value("violations", ojson::array());
+          const ojson& violations = MemberOrEmpty(c["counterexample"], "violations");
           for (size_t i = 0; i < violations.size() && i < kSummarizedViolations; ++i) {
             body += violations[i].value("text", "") + "\n";
           }
@@ -50,7 +50,7 @@ std::string RenderJunit(const ojson& r) {
                   " --algorithm " + c.at("algorithm").get<std::string>() + " --seed " +
                   std::to_string(c["counterexample"].value("seed", int64_t{0})) + "\n";
         }
-        for (const ojson& e : c.value("effects", ojson::array())) {
+        for (const ojson& e : MemberOrEmpty(c, "effects")) {
           body += e.get<std::string>() + "\n";
         }
         cases += ">\n      <failure type=\"" + EscapeXml(c.value("verdict", "")) +

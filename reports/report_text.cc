@@ -35,6 +35,12 @@ std::string ExpectationNote(const ojson& cell) {
   return s;
 }
 
+const ojson& MemberOrEmpty(const ojson& object, std::string_view key) {
+  static const ojson kEmpty = ojson::array();  // a constant, never written
+  const auto it = object.find(key);
+  return it == object.end() ? kEmpty : *it;
+}
+
 std::string EffectSentence(const ojson& cell) {
   if (cell.contains("invariant_holds") && !cell["invariant_holds"].get<bool>() &&
       cell.contains("effects") && !cell["effects"].empty()) {
@@ -43,7 +49,7 @@ std::string EffectSentence(const ojson& cell) {
     return s;
   }
   if (cell.contains("counterexample")) {
-    const ojson& v = cell["counterexample"].value("violations", ojson::array());
+    const ojson& v = MemberOrEmpty(cell["counterexample"], "violations");
     if (!v.empty()) {
       std::string s = v[0].value("text", "");
       if (v.size() > 1) s += " (and " + std::to_string(v.size() - 1) + " more violation" +
@@ -84,7 +90,7 @@ std::string FencingNote(const ojson& search) {
   for (const ojson& c : search.at("cells")) {
     if (c.value("algorithm", "") != "fenced") continue;
     int64_t n = 0;
-    for (const ojson& o : c.value("outcomes", ojson::array())) {
+    for (const ojson& o : MemberOrEmpty(c, "outcomes")) {
       const std::string t = "+" + o.value("outcome", "") + "+";
       if (t.find("+lost-update+") != std::string::npos || t.find("+oversold+") != std::string::npos) {
         n += o.value("seeds", int64_t{0});

@@ -4,6 +4,7 @@
 #define LOCKSIM_REPORTS_REPORT_TEXT_H_
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +36,12 @@ std::string SearchCellLabel(const nlohmann::ordered_json& cell);
 std::string FencingNote(const nlohmann::ordered_json& search);
 // A JSON number (or null) with at most 3 decimals: "1.5", "—" for null.
 std::string FigureText(const nlohmann::ordered_json& value);
+
+// `object`'s member `key`, or an empty array when it has none: a reference,
+// where nlohmann's value(key, default) returns a copy (a counterexample's
+// violations can be hundreds of thousands of records).
+const nlohmann::ordered_json& MemberOrEmpty(const nlohmann::ordered_json& object,
+                                           std::string_view key);
 
 // The cells of the matrix by scenario and algorithm; nullptr when absent.
 const nlohmann::ordered_json* FindCell(const nlohmann::ordered_json& results,

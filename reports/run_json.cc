@@ -265,7 +265,10 @@ ojson BuildResult(const RunResult& r, bool with_history, size_t max_history_ops,
       violations.push_back(records.Record(i));
     }
   }
-  j["violations"] = std::move(violations);
+  // Its place now, its records last: an ordered_json object is a vector
+  // of pairs with a const key, which it copies, not moves, when it grows,
+  // and the records can be hundreds of thousands.
+  j["violations"] = ojson::array();
   if (r.check.violations.size() > kExplainedViolations) {
     j["violations_explained"] = kExplainedViolations;  // the rest list no events, no faults
   }
@@ -348,6 +351,7 @@ ojson BuildResult(const RunResult& r, bool with_history, size_t max_history_ops,
     }
     j["history"] = std::move(ops);
   }
+  j["violations"] = std::move(violations);
   return j;
 }
 

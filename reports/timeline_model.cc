@@ -4,6 +4,8 @@
 #include <map>
 #include <optional>
 
+#include "reports/report_text.h"
+
 namespace locksim {
 namespace {
 
@@ -217,7 +219,7 @@ class Builder {
 // (another client's lock deleted or overwritten: it names the node's state
 // op) is a marker where that state changed.
 void AddViolations(const ojson& run, TimelineModel* m) {
-  for (const ojson& v : run.value("violations", ojson::array())) {
+  for (const ojson& v : MemberOrEmpty(run, "violations")) {
     if (v.contains("state") && v["state"].contains("time")) {
       m->writes.push_back(TimelineMarker{
           v["state"]["time"].get<int64_t>(),

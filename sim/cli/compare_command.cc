@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <thread>
 #include <string>
@@ -145,7 +146,9 @@ int CompareCommand(const std::vector<std::string>& args) {
   }
   const nlohmann::ordered_json json = CompareToJson(result);
   const std::filesystem::path results_path = dir / "results.json";
-  WriteFile(results_path, json.dump(2) + "\n", "--out");
+  // Streamed, as dump(2) writes it: the document's text is not built whole.
+  WriteFile(
+      results_path, [&json](std::ostream& out) { out << std::setw(2) << json << "\n"; }, "--out");
   const ReportPaths paths{dir / "report.html", dir / "summary.md", dir / "junit.xml"};
   WriteReports(json, paths, results_path.string());
 

@@ -20,6 +20,7 @@
 #include "sim/result/compare_result.h"
 #include "sim/run/compare.h"
 #include "sim/run/runner.h"
+#include "sim/check/checker.h"
 #include "sim/core/errors.h"
 #include "tests/testing/scenario_paths.h"
 
@@ -276,6 +277,32 @@ TEST(HtmlReport, HasTheMatrixLinksEveryFailedCellAndDrawsItsTimeline) {
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_EQ(html.find("@import"), std::string::npos);
+}
+
+// A storm's counterexample lists the violations the run explains, then
+// how many more results.json has: not a page of 10^5 list items.
+TEST(HtmlReport, ListsTheExplainedViolationsAndCountsTheRest) {
+  ojson j = SmallJson();
+  ojson* violations = nullptr;
+  for (ojson& c : j["cells"]) {
+    if (c.contains("counterexample") && !c["counterexample"]["violations"].empty()) {
+      violations = &c["counterexample"]["violations"];
+      break;
+    }
+  }
+  ASSERT_NE(violations, nullptr);
+  const ojson first = (*violations)[0];
+  violations->clear();
+  for (size_t i = 0; i < kExplainedViolations + 50; ++i) {
+    ojson v = first;
+    v["text"] = "storm violation " + std::to_string(i);
+    violations->push_back(v);
+  }
+  const std::string html = RenderHtmlReport(j);
+  EXPECT_EQ(Count(html, "<li>storm violation "), kExplainedViolations);
+  EXPECT_NE(html.find("<li>storm violation 99</li>"), std::string::npos);
+  EXPECT_EQ(html.find("<li>storm violation 100</li>"), std::string::npos);
+  EXPECT_NE(html.find("<li>... and 50 more in results.json</li>"), std::string::npos);
 }
 
 TEST(HtmlReport, UnknownVerdictsGetTheNeutralColour) {
