@@ -40,14 +40,14 @@ class Random {
     // key) divides 2^64: every draw is kept, and its remainder is its low
     // bits. The same draws and results as below, without its 64-bit
     // divisions, a node's cron tick's costliest instructions (perf).
-    // (n = 0, which REQUIRES rules out, still divides by zero below.)
+    // (n = 0, which REQUIRES rules out, gives 0.)
     if (n != 0 && (n & (n - 1)) == 0) return Next() & (n - 1);
     for (;;) {
       const uint64_t r = Next();
       // Kept when r >= 2^64 mod n, which is below n: a draw of n or more
       // is kept without working that out (a 64-bit division, half of a
       // latency draw's time, perf), and for a small n nearly every draw is.
-      if (r >= n || r >= (0 - n) % n) return r % n;
+      if (r >= n || r >= (0 - n) % n) return Remainder(r, n);
     }
   }
 
@@ -60,6 +60,22 @@ class Random {
 
  private:
   static uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+  // r % n by multiplications, not a 64-bit division (Lemire, Kaser, Kurz,
+  // "Faster remainder by direct computation", 2019, Theorem 1 with 128
+  // fraction bits: c = ceil(2^128 / n), r % n = ((c * r) mod 2^128) * n
+  // >> 128, exact for every 64-bit r and n). c is worked out again only
+  // when n changes: a run's latency draws all have one span.
+  uint64_t Remainder(uint64_t r, uint64_t n) {
+    using u128 = unsigned __int128;
+    if (n != divisor_) {
+      divisor_ = n;
+      inverse_ = ~u128{0} / n + 1;  // n is not a power of two: no wrap to 0
+    }
+    const u128 low = inverse_ * r;  // mod 2^128
+    const u128 low_times_n_shifted = (static_cast<u128>(static_cast<uint64_t>(low)) * n >> 64) +
+                                     (low >> 64) * n;
+    return static_cast<uint64_t>(low_times_n_shifted >> 64);
+  }
   static uint64_t SplitMix64(uint64_t* x) {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -67,6 +83,8 @@ class Random {
     return z ^ (z >> 31);
   }
   uint64_t s_[4];
+  uint64_t divisor_ = 0;  // Remainder's n, and its c
+  unsigned __int128 inverse_ = 0;
 };
 
 }  // namespace locksim
