@@ -255,6 +255,9 @@ ojson CompareToJson(const CompareResult& result) {
                   {"as_expected", met},
                   {"not_as_expected", expected - met}};
 
+  // (The cells' document, with their counterexamples, is moved in as the
+  // object's last member but two: an ordered_json object copies its
+  // members when it grows, so keep what comes after it few.)
   ojson cells = ojson::array();
   for (const CompareCell& c : result.cells) cells.push_back(CellToJson(result, c));
   j["cells"] = std::move(cells);
@@ -277,7 +280,7 @@ ojson CompareToJson(const CompareResult& result) {
       vj["library"] = it->second;
     }
     vj["by_verdict"] = verdicts;
-    vj["figures"] = StatsToJson(pooled);
+    vj["figures"] = StatsToJson(std::move(pooled));
     variants.push_back(vj);
   }
   j["variants"] = std::move(variants);

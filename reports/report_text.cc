@@ -37,6 +37,9 @@ std::string ExpectationNote(const ojson& cell) {
 
 const ojson& MemberOrEmpty(const ojson& object, std::string_view key) {
   static const ojson kEmpty = ojson::array();  // a constant, never written
+  // Not an object: at() throws nlohmann's type_error, as value() did, which
+  // `locksim report` turns into its message on a malformed results.json.
+  if (!object.is_object()) return object.at(key);
   const auto it = object.find(key);
   return it == object.end() ? kEmpty : *it;
 }

@@ -91,28 +91,24 @@ AcquisitionStats ComputeAcquisitionStats(const History& history, Nanos end) {
   return s;
 }
 
-int64_t Percentile(const std::vector<int64_t>& sorted, int p) {
-  if (sorted.empty()) return 0;
-  return sorted[NearestRank(sorted.size(), p) - 1];
+int64_t Percentile(std::vector<int64_t>* values, int p) {
+  if (values->empty()) return 0;
+  const auto nth = values->begin() + static_cast<ptrdiff_t>(NearestRank(values->size(), p) - 1);
+  std::nth_element(values->begin(), nth, values->end());
+  return *nth;
 }
 
-nlohmann::ordered_json StatsToJson(const AcquisitionStats& s) {
+nlohmann::ordered_json StatsToJson(AcquisitionStats s) {
   nlohmann::ordered_json j;
   j["acquisitions"] = s.acquisitions;
   j["failed_acquisitions"] = s.failed_acquisitions;
   j["errored_acquisitions"] = s.errored_acquisitions;
   const bool any = s.acquisitions > 0;
-  // Percentiles of the values in any order: a selection each, not a sort
-  // (a cell of a thousand seeds pools a million latencies).
-  std::vector<int64_t> values = s.latencies;
-  auto percentile = [&values](int p) {
-    const auto nth = values.begin() + static_cast<ptrdiff_t>(NearestRank(values.size(), p) - 1);
-    std::nth_element(values.begin(), nth, values.end());
-    return *nth;
-  };
-  j["latency_p50"] = any ? nlohmann::ordered_json(percentile(50)) : nullptr;
-  j["latency_p99"] = any ? nlohmann::ordered_json(percentile(99)) : nullptr;
-  j["latency_max"] = any ? nlohmann::ordered_json(percentile(100)) : nullptr;
+  // A selection each, not a sort: a cell of a thousand seeds pools a
+  // million latencies.
+  j["latency_p50"] = any ? nlohmann::ordered_json(Percentile(&s.latencies, 50)) : nullptr;
+  j["latency_p99"] = any ? nlohmann::ordered_json(Percentile(&s.latencies, 99)) : nullptr;
+  j["latency_max"] = any ? nlohmann::ordered_json(Percentile(&s.latencies, 100)) : nullptr;
   j["retries_per_acquisition"] = Ratio(s.repeated_commands, s.acquisitions);
   j["commands_per_acquisition"] = Ratio(s.commands, s.acquisitions);
   // Acquisitions per simulated second.

@@ -36,9 +36,9 @@ struct AcquisitionStats {
   int64_t repeated_commands = 0;
   int64_t commands = 0;             // within successful acquisitions
   Nanos simulated{0};               // the run's length (sum, once merged)
-  // ns, one per acquisition, in no particular order: StatsToJson sorts
-  // them once, so that pooling the runs of a cell (one Merge per seed) is
-  // linear in their number, not quadratic.
+  // ns, one per acquisition, in no particular order, so that pooling the
+  // runs of a cell (one Merge per seed) is linear in their number, not
+  // quadratic: StatsToJson selects its percentiles (Percentile).
   std::vector<int64_t> latencies;
 
   // Pools another run's figures into these (a cell over its seeds, a
@@ -48,15 +48,18 @@ struct AcquisitionStats {
 
 AcquisitionStats ComputeAcquisitionStats(const History& history, Nanos end);
 
-// Nearest-rank percentile of sorted values (p in 1..100); 0 when empty.
-int64_t Percentile(const std::vector<int64_t>& sorted, int p);
+// Nearest-rank percentile of values in any order (p in 1..100), selected
+// in linear time (their order changes); 0 when empty.
+int64_t Percentile(std::vector<int64_t>* values, int p);
 
 // {"acquisitions", "failed_acquisitions", "errored_acquisitions", "latency_p50", "latency_p99",
 //  "latency_max", "retries_per_acquisition", "commands_per_acquisition",
 //  "throughput_per_s"}; the per-acquisition figures and the throughput are
 // rounded to 3 decimals (null without any acquisition; the throughput null
 // only when nothing was tried), latencies are ns.
-nlohmann::ordered_json StatsToJson(const AcquisitionStats& stats);
+// (By value: a variant's pooled figures are moved in, a cell's copied,
+// since selecting the percentiles reorders the latencies.)
+nlohmann::ordered_json StatsToJson(AcquisitionStats stats);
 
 }  // namespace locksim
 

@@ -40,7 +40,7 @@ class Random {
     // key) divides 2^64: every draw is kept, and its remainder is its low
     // bits. The same draws and results as below, without its 64-bit
     // divisions, a node's cron tick's costliest instructions (perf).
-    // (n = 0, which REQUIRES rules out, gives 0.)
+    // (n = 0, which REQUIRES rules out, divides by zero below.)
     if (n != 0 && (n & (n - 1)) == 0) return Next() & (n - 1);
     for (;;) {
       const uint64_t r = Next();
@@ -63,14 +63,18 @@ class Random {
   // r % n by multiplications, not a 64-bit division (Lemire, Kaser, Kurz,
   // "Faster remainder by direct computation", 2019, Theorem 1 with 128
   // fraction bits: c = ceil(2^128 / n), r % n = ((c * r) mod 2^128) * n
-  // >> 128, exact for every 64-bit r and n). c is worked out again only
-  // when n changes: a run's latency draws all have one span.
+  // >> 128, exact for every 64-bit r and n > 1). c costs a 128-bit
+  // division: it is worked out for a bound drawn twice in a row (a run's
+  // latency draws share one span), and a bound that changes at every draw
+  // (a lossy link's loss draws between latencies) divides as before.
   uint64_t Remainder(uint64_t r, uint64_t n) {
     using u128 = unsigned __int128;
     if (n != divisor_) {
       divisor_ = n;
-      inverse_ = ~u128{0} / n + 1;  // n is not a power of two: no wrap to 0
+      inverse_ = 0;  // none yet: no n > 1 has c = 0
+      return r % n;
     }
+    if (inverse_ == 0) inverse_ = ~u128{0} / n + 1;
     const u128 low = inverse_ * r;  // mod 2^128
     const u128 low_times_n_shifted = (static_cast<u128>(static_cast<uint64_t>(low)) * n >> 64) +
                                      (low >> 64) * n;
@@ -83,7 +87,7 @@ class Random {
     return z ^ (z >> 31);
   }
   uint64_t s_[4];
-  uint64_t divisor_ = 0;  // Remainder's n, and its c
+  uint64_t divisor_ = 1;  // Remainder's last n (1: none, it never comes), and its c
   unsigned __int128 inverse_ = 0;
 };
 

@@ -54,6 +54,24 @@ TEST(RandomTest, UniformGivesTheDocumentedDrawsForEveryKindOfBound) {
   EXPECT_EQ(a.Next(), b.Next());
 }
 
+TEST(RandomTest, UniformGivesTheDocumentedDrawsForARepeatedBound) {
+  // A bound drawn again and again (a run's latency span) is divided by
+  // multiplication from its second draw on: the same results, also for a
+  // copy taken in the middle of the stream.
+  for (uint64_t n : {uint64_t{3}, uint64_t{900001}, (uint64_t{1} << 63) + 1,
+                     (uint64_t{1} << 32) - 1, (uint64_t{1} << 32) + 1, UINT64_MAX - 1,
+                     UINT64_MAX}) {
+    Random a(11), b(11);
+    for (int i = 0; i < 1000; ++i) ASSERT_EQ(a.Uniform(n), DocumentedUniform(b, n)) << n;
+    Random copy = a;
+    for (int i = 0; i < 1000; ++i) {
+      const uint64_t expected = DocumentedUniform(b, n);
+      ASSERT_EQ(copy.Uniform(n), expected) << n;
+      ASSERT_EQ(a.Uniform(n), expected) << n;
+    }
+  }
+}
+
 TEST(RandomTest, DifferentSeedsGiveDifferentStreams) {
   Random a(1), b(2);
   EXPECT_NE(a.Next(), b.Next());
