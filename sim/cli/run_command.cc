@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -249,7 +250,11 @@ int RunSuite(const std::vector<Scenario>& scenarios, const RunOptions& base,
     std::fprintf(out, "\n");
     std::fflush(out);
   }
-  if (!json_path.empty()) WriteFile(json_path, all.dump(2) + "\n", "--json");
+  if (!json_path.empty()) {
+    // Streamed, as dump(2) writes it: the text is not built whole first.
+    WriteFile(
+        json_path, [&all](std::ostream& out) { out << std::setw(2) << all << "\n"; }, "--json");
+  }
   return mismatches == 0 ? kExitSafe : kExitViolated;
 }
 
