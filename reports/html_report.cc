@@ -245,6 +245,7 @@ std::string Matrix(const ojson& r) {
     s += "<th class=\"variant\"><span>" + EscapeXml(a.get<std::string>()) + "</span></th>";
   }
   s += "</tr></thead>\n<tbody>\n";
+  const CellIndex cells(r);
   for (const ojson& sc : r.at("scenarios")) {
     const std::string name = sc.at("name").get<std::string>();
     std::string faults;
@@ -255,7 +256,7 @@ std::string Matrix(const ojson& r) {
     const std::string workload = sc.value("workload", "none");
     bool any_failed = false;
     for (const ojson& a : r.at("algorithms")) {
-      const ojson* c = FindCell(r, name, a.get<std::string>());
+      const ojson* c = cells.Find(name, a.get_ref<const std::string&>());
       any_failed = any_failed || (c && CellFailed(*c) && c->contains("counterexample"));
     }
     // The scenario's name links to its counterexamples, when it has some.
@@ -268,7 +269,7 @@ std::string Matrix(const ojson& r) {
          (workload != "none" ? " \xC2\xB7 workload: " + EscapeXml(workload) : "") +
          "</small></th>";
     for (const ojson& a : r.at("algorithms")) {
-      const ojson* c = FindCell(r, name, a.get<std::string>());
+      const ojson* c = cells.Find(name, a.get_ref<const std::string&>());
       if (c == nullptr) {
         s += "<td></td>";
         continue;
@@ -544,14 +545,15 @@ std::string RenderHtmlReport(const ojson& r) {
   // Grouped by scenario, each group under the scenario's own story.
   std::string details;
   int failed = 0;
+  const CellIndex cells(r);
   for (const ojson& sc : r.at("scenarios")) {
     const std::string name = sc.at("name").get<std::string>();
     std::string group;
     int n = 0;
-    for (const ojson& c : r.at("cells")) {
-      if (c.at("scenario") != name || !CellFailed(c) || !c.contains("counterexample")) continue;
+    for (const ojson* c : cells.OfScenario(name)) {
+      if (!CellFailed(*c) || !c->contains("counterexample")) continue;
       ++n;
-      group += Detail(c);
+      group += Detail(*c);
     }
     if (n == 0) continue;
     failed += n;

@@ -11,12 +11,13 @@ using ojson = nlohmann::ordered_json;
 std::string RenderJunit(const ojson& r) {
   std::string suites;
   int64_t tests = 0, failures = 0, skipped = 0;
+  const CellIndex cells(r);
   for (const ojson& sc : r.at("scenarios")) {
     const std::string name = sc.at("name").get<std::string>();
     std::string cases;
     int64_t t = 0, f = 0, sk = 0;
-    for (const ojson& c : r.at("cells")) {
-      if (c.at("scenario") != name) continue;
+    for (const ojson* cell : cells.OfScenario(name)) {
+      const ojson& c = *cell;
       ++t;
       cases += "    <testcase classname=\"locksim." + EscapeXml(name) + "\" name=\"" +
                EscapeXml(c.at("algorithm").get<std::string>()) + "\" time=\"0\"";

@@ -94,11 +94,12 @@ std::string RenderMarkdownSummary(const ojson& r) {
   s += "\n|---|";
   for (size_t i = 0; i < r.at("algorithms").size(); ++i) s += "---|";
   s += "\n";
+  const CellIndex cells(r);
   for (const ojson& sc : r.at("scenarios")) {
     const std::string name = sc.at("name").get<std::string>();
     s += "| " + EscapeMarkdownCell(name) + " |";
     for (const ojson& a : r.at("algorithms")) {
-      const ojson* c = FindCell(r, name, a.get<std::string>());
+      const ojson* c = cells.Find(name, a.get_ref<const std::string&>());
       s += " " + (c ? MarkdownCell(*c) : std::string()) + " |";
     }
     s += "\n";

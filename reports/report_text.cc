@@ -140,12 +140,25 @@ std::string FigureText(const ojson& value) {
   return s;
 }
 
-const ojson* FindCell(const ojson& results, const std::string& scenario,
-                      const std::string& algorithm) {
+CellIndex::CellIndex(const ojson& results) {
   for (const ojson& c : results.at("cells")) {
-    if (c.at("scenario") == scenario && c.at("algorithm") == algorithm) return &c;
+    const std::string_view scenario = c.at("scenario").get_ref<const std::string&>();
+    const std::string_view algorithm = c.at("algorithm").get_ref<const std::string&>();
+    // emplace keeps the first cell of a pair, as the search of the list did.
+    cells_.emplace(std::make_pair(scenario, algorithm), &c);
+    by_scenario_[scenario].push_back(&c);
   }
-  return nullptr;
+}
+
+const ojson* CellIndex::Find(std::string_view scenario, std::string_view algorithm) const {
+  const auto it = cells_.find(std::make_pair(scenario, algorithm));
+  return it == cells_.end() ? nullptr : it->second;
+}
+
+const std::vector<const ojson*>& CellIndex::OfScenario(std::string_view scenario) const {
+  static const std::vector<const ojson*> kNone;  // a constant, never written
+  const auto it = by_scenario_.find(scenario);
+  return it == by_scenario_.end() ? kNone : it->second;
 }
 
 }  // namespace locksim

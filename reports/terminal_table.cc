@@ -142,6 +142,7 @@ std::string RenderTerminalTable(const ojson& r, bool colour) {
     unique = unique && seen.insert(heads.back()).second;
   }
   if (!unique) heads = names;
+  const CellIndex cells(r);
 
   size_t first = std::string("variant").size();
   for (const ojson& a : r.at("algorithms")) first = std::max(first, Width(a.get<std::string>()));
@@ -156,7 +157,7 @@ std::string RenderTerminalTable(const ojson& r, bool colour) {
     for (size_t i = 0; i < names.size(); ++i) {
       size_t w = std::max<size_t>(Width(heads[i]), compact ? 3 : 8);
       for (const ojson& a : r.at("algorithms")) {
-        if (const ojson* c = FindCell(r, names[i], a.get<std::string>())) {
+        if (const ojson* c = cells.Find(names[i], a.get_ref<const std::string&>())) {
           w = std::max(w, Width(Label(*c)) + 1);
         }
       }
@@ -178,7 +179,7 @@ std::string RenderTerminalTable(const ojson& r, bool colour) {
     const std::string algo = a.get<std::string>();
     s += Pad(algo, first);
     for (size_t i = 0; i < names.size(); ++i) {
-      const ojson* c = FindCell(r, names[i], algo);
+      const ojson* c = cells.Find(names[i], algo);
       std::string label = c ? Label(*c) : "";
       // A cell whose scenario expected something else is marked with "!".
       if (c && c->contains("expected") && !(*c)["expected"].value("met", true)) label += "!";

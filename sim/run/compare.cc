@@ -72,9 +72,13 @@ CompareResult RunCompare(const CompareOptions& options, const CompareProgress& p
   }
   result.backend = options.run.backend;
   result.seeds = options.seeds;
-  for (const std::string& f : ListScenarioFiles(options.scenario_paths, "--scenarios")) {
-    result.scenarios.push_back(LoadScenario(f));
-  }
+  // Sized up front: a Scenario and a CompareCell are copied, not moved,
+  // when their vector grows (their moves may throw), and a cell holds whole
+  // runs once it has run.
+  const std::vector<std::string> files = ListScenarioFiles(options.scenario_paths, "--scenarios");
+  result.scenarios.reserve(files.size());
+  for (const std::string& f : files) result.scenarios.push_back(LoadScenario(f));
+  result.cells.reserve(result.scenarios.size() * result.algorithms.size());
 
   for (size_t si = 0; si < result.scenarios.size(); ++si) {
     const bool limiter_scenario = IsLimiterScenario(result.scenarios[si]);

@@ -322,6 +322,27 @@ TEST(HtmlReport, ListsTheExplainedViolationsAndCountsTheRest) {
   EXPECT_NE(html.find("<li>... and 50 more in results.json</li>"), std::string::npos);
 }
 
+// The matrix's lookups: each cell by scenario and algorithm (the first of
+// a pair listed twice), and a scenario's cells in results.json's order.
+TEST(CellIndex, FindsACellByScenarioAndAlgorithmAndAScenariosCellsInOrder) {
+  const ojson r = {{"cells",
+                    {{{"scenario", "s1"}, {"algorithm", "a"}, {"n", 1}},
+                     {{"scenario", "s2"}, {"algorithm", "a"}, {"n", 2}},
+                     {{"scenario", "s1"}, {"algorithm", "b"}, {"n", 3}},
+                     {{"scenario", "s1"}, {"algorithm", "a"}, {"n", 4}}}}};
+  const CellIndex cells(r);
+  ASSERT_NE(cells.Find("s1", "a"), nullptr);
+  EXPECT_EQ((*cells.Find("s1", "a"))["n"], 1);
+  EXPECT_EQ((*cells.Find("s1", "b"))["n"], 3);
+  EXPECT_EQ((*cells.Find("s2", "a"))["n"], 2);
+  EXPECT_EQ(cells.Find("s2", "b"), nullptr);
+  EXPECT_EQ(cells.Find("s3", "a"), nullptr);
+  std::vector<int> of_s1;
+  for (const ojson* c : cells.OfScenario("s1")) of_s1.push_back((*c)["n"].get<int>());
+  EXPECT_EQ(of_s1, (std::vector<int>{1, 3, 4}));
+  EXPECT_TRUE(cells.OfScenario("s3").empty());
+}
+
 TEST(HtmlReport, UnknownVerdictsGetTheNeutralColour) {
   ojson j = SmallJson();
   j["cells"][1]["verdict"] = "starved";
