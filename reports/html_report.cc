@@ -238,14 +238,13 @@ std::string MatrixCell(const std::string& css, bool linked, const ojson& cell,
   return s + "</td>";
 }
 
-std::string Matrix(const ojson& r) {
+std::string Matrix(const ojson& r, const CellIndex& cells) {
   std::string s = "<table class=\"matrix\" id=\"matrix-table\">\n<thead><tr><th class=\"corner\">"
                   "scenario \xE2\x86\x93 &#160; lock variant \xE2\x86\x92</th>";
   for (const ojson& a : r.at("algorithms")) {
     s += "<th class=\"variant\"><span>" + EscapeXml(a.get<std::string>()) + "</span></th>";
   }
   s += "</tr></thead>\n<tbody>\n";
-  const CellIndex cells(r);
   for (const ojson& sc : r.at("scenarios")) {
     const std::string name = sc.at("name").get<std::string>();
     std::string faults;
@@ -537,15 +536,15 @@ std::string RenderHtmlReport(const ojson& r) {
        std::to_string(r.value("schema_version", 0)) + "</p>\n";
   s += Totals(r);
 
-  s += "<section id=\"matrix\">\n<h2>Scenario \xC3\x97 lock variant</h2>\n" + MatrixLegend() + Matrix(r) +
-       "</section>\n";
+  const CellIndex cells(r);
+  s += "<section id=\"matrix\">\n<h2>Scenario \xC3\x97 lock variant</h2>\n" + MatrixLegend() +
+       Matrix(r, cells) + "</section>\n";
   if (r.contains("search")) s += SearchSection(r.at("search"));
   s += "<section id=\"liveness\">\n<h2>Liveness per variant</h2>\n" + Figures(r) + "</section>\n";
 
   // Grouped by scenario, each group under the scenario's own story.
   std::string details;
   int failed = 0;
-  const CellIndex cells(r);
   for (const ojson& sc : r.at("scenarios")) {
     const std::string name = sc.at("name").get<std::string>();
     std::string group;

@@ -48,10 +48,12 @@ const nlohmann::ordered_json& MemberOrEmpty(const nlohmann::ordered_json& object
 
 // The cells of the matrix by scenario and algorithm, indexed once: a
 // matrix drawn by a search of the cells per cell was quadratic (1 600
-// scenarios x 3 variants: seconds). Valid while `results` is unchanged.
+// scenarios x 3 variants: seconds). Valid while `results` lives and is
+// unchanged (its keys are views into it).
 class CellIndex {
  public:
   explicit CellIndex(const nlohmann::ordered_json& results);
+  CellIndex(const nlohmann::ordered_json&&) = delete;  // would outlive a temporary
   // The first cell of that scenario and algorithm; nullptr when absent.
   const nlohmann::ordered_json* Find(std::string_view scenario, std::string_view algorithm) const;
   // A scenario's cells, in the order results.json lists them.

@@ -72,9 +72,8 @@ CompareResult RunCompare(const CompareOptions& options, const CompareProgress& p
   }
   result.backend = options.run.backend;
   result.seeds = options.seeds;
-  // Sized up front: a Scenario and a CompareCell are copied, not moved,
-  // when their vector grows (their moves may throw), and a cell holds whole
-  // runs once it has run.
+  // Both sizes are known here (a cell per scenario x algorithm): reserved,
+  // so neither vector reallocates.
   const std::vector<std::string> files = ListScenarioFiles(options.scenario_paths, "--scenarios");
   result.scenarios.reserve(files.size());
   for (const std::string& f : files) result.scenarios.push_back(LoadScenario(f));

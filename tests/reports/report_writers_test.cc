@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "sim/check/acquisition_stats.h"
 #include "reports/html_report.h"
@@ -331,10 +332,12 @@ TEST(CellIndex, FindsACellByScenarioAndAlgorithmAndAScenariosCellsInOrder) {
                      {{"scenario", "s1"}, {"algorithm", "b"}, {"n", 3}},
                      {{"scenario", "s1"}, {"algorithm", "a"}, {"n", 4}}}}};
   const CellIndex cells(r);
-  ASSERT_NE(cells.Find("s1", "a"), nullptr);
-  EXPECT_EQ((*cells.Find("s1", "a"))["n"], 1);
-  EXPECT_EQ((*cells.Find("s1", "b"))["n"], 3);
-  EXPECT_EQ((*cells.Find("s2", "a"))["n"], 2);
+  for (const auto& [scenario, algorithm, n] :
+       {std::tuple("s1", "a", 1), std::tuple("s1", "b", 3), std::tuple("s2", "a", 2)}) {
+    const ojson* c = cells.Find(scenario, algorithm);
+    ASSERT_NE(c, nullptr) << scenario << " " << algorithm;
+    EXPECT_EQ((*c)["n"], n) << scenario << " " << algorithm;
+  }
   EXPECT_EQ(cells.Find("s2", "b"), nullptr);
   EXPECT_EQ(cells.Find("s3", "a"), nullptr);
   std::vector<int> of_s1;
