@@ -157,9 +157,10 @@ ojson SearchCellToJson(const SearchResult& search, const SearchCell& c) {
   j["shrunk"] = {{"clients", ex.clients},
                  {"faults", ex.faults},
                  {"duration", FormatDuration(ex.duration)}};
-  j["violations"] = static_cast<int64_t>(run.OverlapPairs().size());
+  std::vector<std::string> overlaps = run.OverlapPairs();  // counted and listed
+  j["violations"] = static_cast<int64_t>(overlaps.size());
   j["kinds"] = ViolationKindNames(run.Kinds());
-  j["overlaps"] = run.OverlapPairs();
+  j["overlaps"] = std::move(overlaps);
   if (run.limiter || run.scenario.workload.type != WorkloadSpec::Type::kNone) {
     j["invariant_holds"] = run.effect.holds;
     j["effects"] = run.effect.sentences;
