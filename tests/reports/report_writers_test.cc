@@ -89,6 +89,30 @@ TEST(AcquisitionStats, LatencyCommandsAndRetriesComeFromTheHistory) {
   EXPECT_EQ(j["throughput_per_s"], 2.0);
 }
 
+// A retry that is the very command sent first shares its stored bytes (one
+// slot in the history): still counted only on the same node. EVALSHA of the
+// script an EVAL sent is the same command.
+TEST(AcquisitionStats, ARetryIsTheFirstCommandAgainOnTheSameNode) {
+  History h;
+  const int a = h.AddActor("A");
+  const Command set = {"SET", "lock:x", "t", "NX", "PX", "5000"};
+  h.AddStep(Nanos(0), a, OpType::kInvoke, OpF::kAcquire, "lock:x");
+  h.AddCommand(Nanos(0), a, 0, set);
+  h.AddCommand(Nanos(1), a, 0, set);  // a retry: the bytes stored once
+  h.AddCommand(Nanos(2), a, 1, set);  // the same bytes, to another node: not one
+  h.AddCommand(Nanos(3), a, 0, set);
+  h.AddStep(Nanos(4), a, OpType::kOk, OpF::kAcquire, "lock:x");
+  h.AddStep(Nanos(5), a, OpType::kInvoke, OpF::kAcquire, "lock:x");
+  h.AddCommand(Nanos(5), a, 0, {"EVAL", "return 1", "1", "lock:x"});
+  h.AddCommand(Nanos(6), a, 0, {"evalsha", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "1", "lock:x"});
+  h.AddStep(Nanos(7), a, OpType::kOk, OpF::kAcquire, "lock:x");
+
+  const AcquisitionStats s = ComputeAcquisitionStats(h, Nanos(1'000'000'000));
+  EXPECT_EQ(s.acquisitions, 2);
+  EXPECT_EQ(s.commands, 6);
+  EXPECT_EQ(s.repeated_commands, 3);
+}
+
 // Runs pooled in any order give the figures of all their latencies
 // together: Merge keeps the values unsorted, StatsToJson selects from them.
 TEST(AcquisitionStats, PooledRunsGiveThePercentilesOfAllTheirLatencies) {
