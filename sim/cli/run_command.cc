@@ -35,11 +35,23 @@
 namespace locksim {
 namespace {
 
+// The kinds of violation besides overlapping sections (which the pairs
+// show): " foreign-write". So that a run missing an expected kind does not
+// read the same as its expectation in the table.
+std::string OtherKindsText(const std::vector<ViolationKind>& kinds) {
+  std::string s;
+  for (ViolationKind k : kinds) {
+    if (k != ViolationKind::kMutualExclusion) s += " " + std::string(ViolationKindName(k));
+  }
+  return s;
+}
+
 std::string ExpectationText(const Expectation& x) {
   std::string s(VerdictName(x.verdict));
   if (x.has_overlaps) {
     for (size_t i = 0; i < x.overlaps.size(); ++i) s += (i ? "," : " ") + x.overlaps[i];
   }
+  s += OtherKindsText(x.kinds);
   if (x.invariant_holds) s += *x.invariant_holds ? " +inv" : " -inv";
   return s;
 }
@@ -48,6 +60,7 @@ std::string OutcomeText(const RunResult& r) {
   std::string s(VerdictName(r.verdict()));
   auto pairs = r.OverlapPairs();
   for (size_t i = 0; i < pairs.size(); ++i) s += (i ? "," : " ") + pairs[i];
+  s += OtherKindsText(r.Kinds());
   if (r.scenario.workload.type != WorkloadSpec::Type::kNone) s += r.effect.holds ? " +inv" : " -inv";
   return s;
 }

@@ -199,6 +199,28 @@ TEST_F(CliTest, AnExpectationRunExitsZeroWhenEveryExpectationIsMet) {
   EXPECT_NE(label.out.find("NOT as expected"), std::string::npos) << label.out;
 }
 
+// An expected kind of violation (a foreign write) is in the suite's
+// expected column, and a run's kinds besides overlaps in its verdict column:
+// a run that misses one does not read the same as its expectation.
+TEST_F(CliTest, TheSuiteTableShowsTheKindsOfViolationBesidesOverlaps) {
+  const std::string scenario = ScenarioPath("f02-del-frees-other");
+  Outcome del = Locksim("run " + scenario + " --algorithm set-nx-px-del");
+  EXPECT_NE(del.out.find("expected: violated A/B,B/C foreign-write — as expected"),
+            std::string::npos) << del.out;
+  // F2's compare-and-delete release: overlaps, and no foreign write, which
+  // an expectation here asks for.
+  nlohmann::json doc = nlohmann::json::parse(Slurp(scenario));
+  doc["expect"] = {{"set-nx-px", {{"verdict", "violated"},
+                                  {"kinds", {"foreign-write"}},
+                                  {"overlaps", {"A/B"}}}}};
+  const std::string wrong = Write("f02-kinds.json", doc.dump());
+  Outcome suite = Locksim("run " + wrong);
+  EXPECT_EQ(suite.exit_code, 1) << suite.out << suite.err;
+  EXPECT_NE(suite.out.find("violated A/B  "), std::string::npos) << suite.out;
+  EXPECT_NE(suite.out.find("violated A/B foreign-write  "), std::string::npos) << suite.out;
+  EXPECT_NE(suite.out.find("NOT AS EXPECTED"), std::string::npos) << suite.out;
+}
+
 // A run in which nobody ever held the lock tested nothing, and says so: a
 // client partitioned from its only node for the whole run, no timeout.
 TEST_F(CliTest, ARunWithNoAcquisitionSaysNothingWasTested) {
