@@ -104,7 +104,8 @@ TEST(AcquisitionStats, ARetryIsTheFirstCommandAgainOnTheSameNode) {
   h.AddStep(Nanos(4), a, OpType::kOk, OpF::kAcquire, "lock:x");
   h.AddStep(Nanos(5), a, OpType::kInvoke, OpF::kAcquire, "lock:x");
   h.AddCommand(Nanos(5), a, 0, {"EVAL", "return 1", "1", "lock:x"});
-  h.AddCommand(Nanos(6), a, 0, {"evalsha", "e0e1f9fabfc9d4800c877a703b823ac0578ff8db", "1", "lock:x"});
+  const std::string sha = "e0e1f9fabfc9d4800c877a703b823ac0578ff8db";  // of "return 1"
+  h.AddCommand(Nanos(6), a, 0, {"evalsha", sha, "1", "lock:x"});
   h.AddStep(Nanos(7), a, OpType::kOk, OpF::kAcquire, "lock:x");
 
   const AcquisitionStats s = ComputeAcquisitionStats(h, Nanos(1'000'000'000));
