@@ -207,6 +207,11 @@ TEST_F(CliTest, TheSuiteTableShowsTheKindsOfViolationBesidesOverlaps) {
   Outcome del = Locksim("run " + scenario + " --algorithm set-nx-px-del");
   EXPECT_NE(del.out.find("expected: violated A/B,B/C foreign-write — as expected"),
             std::string::npos) << del.out;
+  // The scenario's own expectation for it, in the suite: both columns.
+  Outcome bundled = Locksim("run " + scenario);
+  EXPECT_NE(bundled.out.find(
+                "violated A/B,B/C foreign-write  violated A/B,B/C foreign-write  ok"),
+            std::string::npos) << bundled.out;
   // F2's compare-and-delete release: overlaps, and no foreign write, which
   // an expectation here asks for.
   nlohmann::json doc = nlohmann::json::parse(Slurp(scenario));
