@@ -5,16 +5,12 @@
 namespace locksim {
 namespace {
 
-std::string MsArg(Nanos d) {
-  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
-}
-
 // The watchdog thread: Redisson's renewExpiration() timer task. A free
 // function taking its state by value, since tasks are lazy.
 Task<void> Watchdog(Env& env, std::shared_ptr<ReentrantWatchdogLock::Renewal> renewal,
                     std::string key, std::string owner, Nanos lease, Nanos interval) {
   const SharedCommand renew =
-      Share({"EVAL", std::string(kRedissonRenewScript), "1", key, MsArg(lease), owner});
+      Share({"EVAL", std::string(kRedissonRenewScript), "1", key, MillisText(lease), owner});
   for (;;) {
     co_await env.SleepFor(interval);
     if (renewal->cancelled) co_return;
@@ -39,7 +35,7 @@ std::string ReentrantWatchdogLock::Owner(const Env& thread) const {
 
 Task<bool> ReentrantWatchdogLock::Acquire(Env& env) {
   const SharedCommand eval = Share({"EVAL", std::string(kRedissonLockScript), "1", config_.key,
-                                    MsArg(config_.ttl), Owner(env)});
+                                    MillisText(config_.ttl), Owner(env)});
   const Nanos end = env.Now() + config_.acquire_timeout;
   for (int64_t attempt = 1;; ++attempt) {
     Reply r = co_await env.Call(0, eval);
@@ -61,7 +57,7 @@ Task<bool> ReentrantWatchdogLock::Release(Env& env) {
                         config_.key,
                         "redisson_lock__channel:{" + config_.key + "}",
                         "0",  // LockPubSub.UNLOCK_MESSAGE
-                        MsArg(config_.ttl),
+                        MillisText(config_.ttl),
                         Owner(env)};
   Reply r = co_await env.Call(0, eval);
   // Redisson cancels the renewal whatever the script said.

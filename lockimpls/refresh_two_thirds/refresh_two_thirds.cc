@@ -7,17 +7,13 @@
 namespace locksim {
 namespace {
 
-std::string MsArg(Nanos d) {
-  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
-}
-
 // The scheduled refresh task, at a fixed rate until cancelled; a refresh
 // that finds the key gone or someone else's does nothing and the task goes
 // on (a ScheduledFuture is only stopped by cancel()).
 Task<void> Refresh(Env& env, std::shared_ptr<bool> cancelled, std::string key,
                    std::string identity, Nanos lease, Nanos interval) {
   const SharedCommand refresh =
-      Share({"EVAL", std::string(kRefreshScript), "1", key, identity, MsArg(lease)});
+      Share({"EVAL", std::string(kRefreshScript), "1", key, identity, MillisText(lease)});
   for (;;) {
     co_await env.SleepFor(interval);
     if (*cancelled) co_return;
@@ -32,7 +28,7 @@ Task<bool> RefreshTwoThirdsLock::Acquire(Env& env) {
   const bool local = co_await local_.TryLock(env, config_.acquire_timeout);
   if (!local) co_return false;
   const SharedCommand eval = Share({"EVAL", std::string(kRefreshAcquireScript), "1",
-                                    config_.key, Identity(env), MsArg(config_.ttl)});
+                                    config_.key, Identity(env), MillisText(config_.ttl)});
   for (int64_t attempt = 1;; ++attempt) {
     Reply r = co_await env.Call(0, eval);
     if (r.IsInteger(1)) {

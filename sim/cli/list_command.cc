@@ -8,15 +8,10 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/options.h"
 #include "sim/core/errors.h"
+#include "sim/core/text.h"
 
 namespace locksim {
 namespace {
-
-std::string Join(const std::vector<std::string>& argv) {
-  std::string s;
-  for (const std::string& a : argv) s += (s.empty() ? "" : " ") + a;
-  return s;
-}
 
 }  // namespace
 
@@ -43,7 +38,7 @@ int ListCommand(const std::vector<std::string>& args) {
                 DescribeConfig(a.defaults).c_str());
     if (a.adapter != nullptr) {
       std::printf("  manifest: %s\n  runs: %s\n  needs: %s\n", a.adapter->manifest.c_str(),
-                  Join(a.adapter->argv).c_str(), a.adapter->install.c_str());
+                  Join(a.adapter->argv, " ").c_str(), a.adapter->install.c_str());
     }
   }
   return kExitSafe;

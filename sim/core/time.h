@@ -32,6 +32,11 @@ std::optional<Nanos> ParseDuration(std::string_view text, std::string* error);
 // "0s", "250ms", "1.5s", "4m00.0002s": exact, short, human-readable.
 std::string FormatDuration(Nanos d);
 
+// Whole milliseconds, as a command's argument ("30000" for 30 s).
+inline std::string MillisText(Nanos d) {
+  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(d).count());
+}
+
 // A time scale as an exact ratio, for compressing scenario time on the real
 // backend ("1/500": a 3-minute lease becomes 360 ms).
 struct TimeScale {

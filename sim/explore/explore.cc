@@ -12,13 +12,14 @@
 
 #include "lockimpls/lock.h"
 #include "reports/run_json.h"
+#include "sim/check/lease.h"
 #include "sim/core/crash.h"
 #include "sim/core/errors.h"
 #include "sim/core/random.h"
+#include "sim/core/text.h"
+#include "sim/explore/shrink.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
-#include "sim/check/lease.h"
-#include "sim/explore/shrink.h"
 
 namespace locksim {
 namespace {
@@ -43,12 +44,6 @@ constexpr int64_t kRealMarginFactor = 2;
 // replay on a busy machine (two busy loops on both cores) showed nothing in
 // one run of eight.
 constexpr Nanos kRealRunSlack = milliseconds(250);
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 // What the workload's broken invariant cost, as a token.
 std::string EffectToken(const RunResult& r) {

@@ -9,6 +9,7 @@
 #include "lockimpls/lock.h"
 #include "sim/core/errors.h"
 #include "sim/core/random.h"
+#include "sim/core/text.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
 
@@ -23,12 +24,6 @@ using std::chrono::milliseconds;
 constexpr uint64_t kGenerationSalt = 0x6578706c6f7265ULL;
 
 std::string Ms(int64_t ms) { return FormatDuration(milliseconds(ms)); }
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 std::string Pick(Random& rng, const std::vector<std::string>& from) {
   return from[rng.Uniform(from.size())];
@@ -196,10 +191,6 @@ void TimeoutForLossyLinks(ojson& doc) {
   const bool lossy = std::any_of(doc["faults"].begin(), doc["faults"].end(),
                                  [](const ojson& f) { return f["type"] == "drop"; });
   if (lossy && !doc.contains("network")) doc["network"] = {{"timeout", "1s"}};
-}
-
-bool Has(const std::vector<std::string>& v, const std::string& x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
 }
 
 // The faults of a seed: one to three (four for Redlock's three nodes) of

@@ -11,6 +11,7 @@
 #include "lockimpls/lock.h"
 #include "sim/core/crash.h"
 #include "sim/core/errors.h"
+#include "sim/core/text.h"
 #include "sim/explore/explore.h"
 #include "sim/explore/generate.h"
 #include "sim/explore/verify.h"
@@ -23,12 +24,6 @@ namespace {
 // shortest of them is the cell's example. Shrinking costs up to 600 runs a
 // seed; a cell's N seeds cost N.
 constexpr int kShrunkPerCell = 3;
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
 
 // `script_states`: the worker thread's (RunOptions::script_states).
 SearchCell SearchOneCell(const std::string& algorithm, const std::string& cls,

@@ -11,6 +11,7 @@
 
 #include "lockimpls/lock.h"
 #include "sim/core/errors.h"
+#include "sim/core/text.h"
 #include "sim/explore/explore.h"
 #include "sim/explore/generate.h"
 #include "sim/explore/shrink.h"
@@ -30,16 +31,6 @@ constexpr Nanos kNodeRestart = milliseconds(10);
 const std::vector<std::string> kPlaced = {"none",         "pause",      "client-clock",
                                           "node-clock",   "client-crash", "node-crash",
                                           "expire"};
-
-std::string Join(const std::vector<std::string>& v, const std::string& sep) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
-bool Has(const std::vector<std::string>& v, const std::string& x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
 
 Nanos PauseOf(const VerifySpec& s) { return s.pause.count() > 0 ? s.pause : s.ttl * 3 / 2; }
 Nanos DelayOf(const VerifySpec& s) { return s.delay.count() > 0 ? s.delay : s.ttl; }

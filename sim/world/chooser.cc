@@ -2,17 +2,13 @@
 
 #include <algorithm>
 
+#include "sim/core/text.h"
+
 namespace locksim {
 namespace {
 
-std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
 std::string Describe(const ChoiceSpec& c) {
-  return c.tie ? "the tie of " + Join(c.among) + " at " + FormatDuration(c.at)
+  return c.tie ? "the tie of " + Join(c.among, ", ") + " at " + FormatDuration(c.at)
                : "the message " + c.message + " at " + FormatDuration(c.at);
 }
 
@@ -48,8 +44,8 @@ size_t ScriptedChooser::First(Nanos now, const std::vector<std::string>& among) 
   if (record_) points_.push_back(ChoicePoint{count_, now, true, {}, among});
   if (spec == nullptr) return 0;
   if (!spec->tie || spec->at != now || spec->among != among) {
-    Miss(*spec, "the run's point " + std::to_string(count_) + " is the tie of " + Join(among) +
-                    " at " + FormatDuration(now));
+    Miss(*spec, "the run's point " + std::to_string(count_) + " is the tie of " +
+                    Join(among, ", ") + " at " + FormatDuration(now));
     return 0;
   }
   const auto it = std::find(among.begin(), among.end(), spec->first);

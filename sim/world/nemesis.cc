@@ -5,18 +5,13 @@
 #include <algorithm>
 
 #include "sim/core/errors.h"
+#include "sim/core/text.h"
 
 namespace locksim {
 namespace {
 
 std::string SignedText(Nanos d) {
   return (d < Nanos{0} ? "-" : "+") + FormatDuration(d < Nanos{0} ? -d : d);
-}
-
-std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const std::string& s : v) out += (out.empty() ? "" : ",") + s;
-  return out;
 }
 
 // A client's request: a Redis command, or an adapter's request (whose
@@ -320,7 +315,9 @@ void Nemesis::Degrade(const FaultSpec& f) {
   });
 }
 
-std::string Nemesis::LinksText(const FaultSpec& f) { return Join(f.from) + " | " + Join(f.to); }
+std::string Nemesis::LinksText(const FaultSpec& f) {
+  return Join(f.from, ",") + " | " + Join(f.to, ",");
+}
 
 void Nemesis::ForLinks(const FaultSpec& f, const std::function<void(int, int)>& each) const {
   for (const std::string& a : f.from) {

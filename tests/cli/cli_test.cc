@@ -16,23 +16,11 @@
 #include "lockimpls/lock.h"
 #include "sim/scenario/scenario.h"
 #include "sim/scenario/scenario_files.h"
+#include "tests/testing/run_locksim.h"
 #include "tests/testing/scenario_paths.h"
 
 namespace locksim {
 namespace {
-
-struct Outcome {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class CliTest : public ::testing::Test {
  protected:
@@ -43,13 +31,7 @@ class CliTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  Outcome Locksim(const std::string& args) {
-    const std::string cmd = std::string(LOCKSIM_BINARY) + " " + args + " >" +
-                            (dir_ / "out").string() + " 2>" + (dir_ / "err").string();
-    int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-            Slurp(dir_ / "out"), Slurp(dir_ / "err")};
-  }
+  Outcome Locksim(const std::string& args) { return RunLocksim(LOCKSIM_BINARY, dir_, args); }
   std::string Write(const std::string& name, const std::string& text) {
     std::ofstream(dir_ / name) << text;
     return (dir_ / name).string();

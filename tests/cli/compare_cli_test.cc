@@ -10,23 +10,11 @@
 #include <sstream>
 
 #include "sim/vredis/sha1.h"
+#include "tests/testing/run_locksim.h"
 #include "tests/testing/scenario_paths.h"
 
 namespace locksim {
 namespace {
-
-struct Outcome {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class CompareCliTest : public ::testing::Test {
  protected:
@@ -38,13 +26,7 @@ class CompareCliTest : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
-  Outcome Locksim(const std::string& args) {
-    const std::string cmd = std::string(LOCKSIM_BINARY) + " " + args + " >" +
-                            (dir_ / "stdout").string() + " 2>" + (dir_ / "stderr").string();
-    int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-            Slurp(dir_ / "stdout"), Slurp(dir_ / "stderr")};
-  }
+  Outcome Locksim(const std::string& args) { return RunLocksim(LOCKSIM_BINARY, dir_, args); }
   std::string Out(const std::string& name) { return (dir_ / name).string(); }
 
   std::filesystem::path dir_;

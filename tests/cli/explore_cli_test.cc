@@ -16,24 +16,12 @@
 
 #include "sim/explore/generate.h"
 #include "sim/run/runner.h"
+#include "tests/testing/run_locksim.h"
 
 namespace locksim {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Outcome {
-  int exit_code;
-  std::string out;
-  std::string err;
-};
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Every file under `dir`, by relative path, with its bytes.
 std::map<std::string, std::string> Tree(const fs::path& dir) {
@@ -53,13 +41,7 @@ class ExploreCliTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Outcome Locksim(const std::string& args) {
-    const std::string cmd = std::string(LOCKSIM_BINARY) + " " + args + " >" +
-                            (dir_ / "stdout").string() + " 2>" + (dir_ / "stderr").string();
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-            Slurp(dir_ / "stdout"), Slurp(dir_ / "stderr")};
-  }
+  Outcome Locksim(const std::string& args) { return RunLocksim(LOCKSIM_BINARY, dir_, args); }
   std::string Out(const std::string& name) const { return (dir_ / name).string(); }
 
   fs::path dir_;

@@ -14,20 +14,17 @@
 
 #include "reports/run_json.h"
 #include "sim/core/errors.h"
+#include "sim/core/text.h"
 #include "sim/explore/explore.h"
+#include "sim/explore/shrink.h"
 #include "sim/run/runner.h"
 #include "sim/scenario/scenario.h"
-#include "sim/explore/shrink.h"
 #include "tests/testing/temp_dir.h"
 
 namespace locksim {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-bool Has(const std::vector<std::string>& v, const std::string& x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
 
 bool HasForeignWrite(const Finding& f) {
   return std::any_of(f.violations.begin(), f.violations.end(),

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "sim/core/errors.h"
+#include "sim/core/text.h"
 #include "sim/explore/generate.h"
 #include "sim/explore/verify.h"
 #include "sim/run/runner.h"
@@ -21,10 +22,6 @@ VerifySpec Spec(const std::string& algorithm, const std::string& faults) {
   spec.algorithm = algorithm;
   spec.faults = ParseFaultClasses(faults, "--faults");
   return spec;
-}
-
-bool Has(const std::vector<std::string>& v, const std::string& x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
 }
 
 // One client taking set-nx-px once. Its fault-free run has four instants

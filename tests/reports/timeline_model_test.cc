@@ -9,7 +9,7 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-ojson Op(int64_t index, int64_t time, const char* process, const char* type, const char* f,
+ojson OpJson(int64_t index, int64_t time, const char* process, const char* type, const char* f,
          const std::string& value = "") {
   ojson o;
   o["index"] = index;
@@ -30,25 +30,25 @@ ojson Op(int64_t index, int64_t time, const char* process, const char* type, con
 ojson SmallRun() {
   ojson h = ojson::array();
   int64_t i = 0;
-  h.push_back(Op(i++, 0, "A", "invoke", "acquire", "lock:x"));
-  h.push_back(Op(i++, 5, "A", "invoke", "redis", "SET lock:x tokenA NX PX 40"));
-  h.push_back(Op(i++, 9, "redis0", "ok", "state", "lock:x = \"tokenA\" pttl 40"));
-  h.push_back(Op(i++, 10, "A", "ok", "redis", "OK"));
-  h.push_back(Op(i++, 10, "A", "ok", "acquire", "lock:x"));
-  h.push_back(Op(i++, 10, "A", "invoke", "cs", "lock:x"));
-  h.push_back(Op(i++, 20, "nemesis", "info", "pause", "A for 60ns"));
-  h.push_back(Op(i++, 50, "redis0", "ok", "state", "lock:x absent"));
-  h.push_back(Op(i++, 55, "B", "invoke", "acquire", "lock:x"));
-  h.push_back(Op(i++, 56, "B", "invoke", "redis", "SET lock:x tokenB NX PX 40"));
-  h.push_back(Op(i++, 58, "redis0", "ok", "state", "lock:x = \"tokenB\" no ttl"));
-  h.push_back(Op(i++, 60, "B", "ok", "acquire", "lock:x"));
-  h.push_back(Op(i++, 60, "B", "invoke", "cs", "lock:x"));
-  h.push_back(Op(i++, 80, "nemesis", "info", "resume", "A"));
-  h.push_back(Op(i++, 100, "A", "ok", "cs", "lock:x"));
-  h.push_back(Op(i++, 100, "A", "invoke", "release", "lock:x"));
-  h.push_back(Op(i++, 110, "A", "fail", "release", "lock:x"));
-  h.push_back(Op(i++, 120, "nemesis", "info", "crash", "B"));
-  h.push_back(Op(i++, 150, "nemesis", "info", "restart", "B"));
+  h.push_back(OpJson(i++, 0, "A", "invoke", "acquire", "lock:x"));
+  h.push_back(OpJson(i++, 5, "A", "invoke", "redis", "SET lock:x tokenA NX PX 40"));
+  h.push_back(OpJson(i++, 9, "redis0", "ok", "state", "lock:x = \"tokenA\" pttl 40"));
+  h.push_back(OpJson(i++, 10, "A", "ok", "redis", "OK"));
+  h.push_back(OpJson(i++, 10, "A", "ok", "acquire", "lock:x"));
+  h.push_back(OpJson(i++, 10, "A", "invoke", "cs", "lock:x"));
+  h.push_back(OpJson(i++, 20, "nemesis", "info", "pause", "A for 60ns"));
+  h.push_back(OpJson(i++, 50, "redis0", "ok", "state", "lock:x absent"));
+  h.push_back(OpJson(i++, 55, "B", "invoke", "acquire", "lock:x"));
+  h.push_back(OpJson(i++, 56, "B", "invoke", "redis", "SET lock:x tokenB NX PX 40"));
+  h.push_back(OpJson(i++, 58, "redis0", "ok", "state", "lock:x = \"tokenB\" no ttl"));
+  h.push_back(OpJson(i++, 60, "B", "ok", "acquire", "lock:x"));
+  h.push_back(OpJson(i++, 60, "B", "invoke", "cs", "lock:x"));
+  h.push_back(OpJson(i++, 80, "nemesis", "info", "resume", "A"));
+  h.push_back(OpJson(i++, 100, "A", "ok", "cs", "lock:x"));
+  h.push_back(OpJson(i++, 100, "A", "invoke", "release", "lock:x"));
+  h.push_back(OpJson(i++, 110, "A", "fail", "release", "lock:x"));
+  h.push_back(OpJson(i++, 120, "nemesis", "info", "crash", "B"));
+  h.push_back(OpJson(i++, 150, "nemesis", "info", "restart", "B"));
   h[2]["subject"] = "A";
   h[2]["state"] = {{"key", "lock:x"}, {"present", true}, {"value", "tokenA"}, {"pttl_ms", 40}};
   h[6]["subject"] = "A";
