@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "sim/vredis/sha1.h"
 #include "tests/testing/run_locksim.h"

@@ -2,15 +2,11 @@
 // write does not depend on --jobs, merged shards equal the unsharded run,
 // the saved files replay with `locksim run`, bad input exits 2 naming the
 // option.
-#include <sys/wait.h>
-
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
