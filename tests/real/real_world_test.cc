@@ -1,0 +1,53 @@
+// The real world's clock: a run's time starts when its set-up has ended,
+// not when its servers were started.
+#include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+
+#include "sim/core/time.h"
+#include "sim/run/make_world.h"
+#include "sim/world/world.h"
+
+namespace locksim {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Keeps the server busy for ARGV[1] microseconds: nothing else it is sent
+// is answered meanwhile.
+constexpr char kSpin[] =
+    "local function us() local t = redis.call('TIME') return t[1] * 1000000 + t[2] end "
+    "local start = us() while us() - start < tonumber(ARGV[1]) do end return 1";
+
+// The harness waits for its keyspace subscriptions before a run starts
+// (RealWorld::AwaitObservers). With redis0 busy for a second, that wait
+// takes about as long; an event the run schedules at 1 ms must still come
+// at about 1 ms, as it would on an idle machine. When the clock started with the
+// servers, it came after the wait (a second), and every fault scheduled
+// within it came due at once with the clients' first commands: on a busy
+// machine, f09's clock jump at 500 ms of real time reached redis0 before A's
+// SET at 5 ms, and the run came out safe.
+TEST(RealWorldClock, TheRunsClockStartsWhenItsSetUpHasEnded) {
+  std::unique_ptr<World> world = MakeWorld(Backend::kReal, WorldOptions{});
+  const int a = world->AddProcess("A");
+  const AdapterHost::Address node = world->adapter_host()->NodeAddress(a, 0);
+  redisContext* busy = redisConnect(node.host.c_str(), node.port);
+  ASSERT_TRUE(busy != nullptr && busy->err == 0);
+  ASSERT_EQ(redisAppendCommand(busy, "EVAL %s 0 %d", kSpin, 1'000'000), REDIS_OK);
+  for (int done = 0; done == 0;) ASSERT_EQ(redisBufferWrite(busy, &done), REDIS_OK);
+  usleep(100'000);  // for the script to reach redis0 and start
+
+  world->WatchKeys({"lock"});
+  Nanos came{-1};
+  world->At(1ms, a, [&] { came = world->Now(); });
+  world->Run(1500ms, /*until_deadline=*/true);
+  redisFree(busy);
+  EXPECT_GE(came, Nanos{1ms}) << "the event scheduled at 1 ms did not come";
+  EXPECT_LT(came, Nanos{400ms}) << "it came at " << MillisText(came) << " ms";
+}
+
+}  // namespace
+}  // namespace locksim
