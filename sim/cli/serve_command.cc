@@ -14,7 +14,7 @@
 namespace locksim {
 
 int ServeCommand(const std::vector<std::string>& args) {
-  std::string bind = "127.0.0.1", port, clock_offset = "0", seed = "1";
+  std::string bind = "127.0.0.1", port, clock_offset = "0", seed = "1", busy = "5000";
   CommandLine cl(
       "locksim serve --port P [options]\n"
       "Serves one virtual Redis node over RESP2 until SIGINT or SIGTERM (exit 0).\n"
@@ -25,7 +25,9 @@ int ServeCommand(const std::vector<std::string>& args) {
       "loopback address to listen on: 127.x.y.z or ::1")(
       "clock-offset", po::value(&clock_offset)->default_value("0"),
       "node clock = host wall clock + this many ms (may be negative)")(
-      "seed", po::value(&seed)->default_value("1"), "seed of the active expiry sampling");
+      "seed", po::value(&seed)->default_value("1"), "seed of the active expiry sampling")(
+      "busy-reply-threshold", po::value(&busy)->default_value("5000"),
+      "ms a script runs before other clients get BUSY (redis-server's busy-reply-threshold)");
   if (!cl.Parse(args)) return kExitSafe;
   if (port.empty()) throw InputError("locksim serve: missing --port (--port 0 picks a free one)");
   ServeOptions options;
@@ -34,6 +36,8 @@ int ServeCommand(const std::vector<std::string>& args) {
   options.clock_offset_ms =
       ParseIntOption("--clock-offset", clock_offset, -kMaxClockOffsetMs, kMaxClockOffsetMs);
   options.seed = ParseSeedOption("--seed", seed);
+  options.busy_reply_threshold_ms =
+      ParseIntOption("--busy-reply-threshold", busy, 0, kMaxClockOffsetMs);
   const int signo = Serve(options, std::cout);
   // A requested stop (a signal, or SHUTDOWN) is the normal end of a server: exit 0.
   if (signo == 0) {

@@ -177,7 +177,8 @@ constexpr timespec kNoWait{0, 0};
 class ServeLoop {
  public:
   ServeLoop(Fd listener, const ServeOptions& options)
-      : listener_(std::move(listener)),
+      : busy_threshold_(options.busy_reply_threshold_ms),
+        listener_(std::move(listener)),
         offset_ms_(options.clock_offset_ms),
         random_(options.seed) {
     // A script that does not end keeps running, as on redis-server; the
@@ -212,7 +213,8 @@ class ServeLoop {
   }
 
   // Called from a running script every 100 000 Lua instructions. Past
-  // Redis's busy threshold (busy-reply-threshold, 5 s), the other clients
+  // Redis's busy threshold (busy-reply-threshold, 5 s unless
+  // --busy-reply-threshold says otherwise), the other clients
   // are served: BUSY for every command but SCRIPT KILL (and QUIT and
   // LOCKSIM.CLOCK); a stop signal kills the script so that serve can stop.
   void WhileBusy(int64_t instructions);
@@ -225,11 +227,13 @@ class ServeLoop {
   void Flush(Client& c);
   void Close(Client& c);
 
-  static constexpr std::chrono::seconds kBusyThreshold{5};
+  const std::chrono::milliseconds busy_threshold_;
   Client* running_ = nullptr;  // the client whose command runs now
   bool busy_ = false;          // a script has run past the threshold
   bool shutdown_ = false;      // SHUTDOWN was accepted: nothing more is written
-  int64_t last_instructions_ = 0;
+  // When the command now running started: a script's start. (Taken from
+  // the instruction count before, a fresh server's first script was busy at
+  // its first check, whatever the threshold.)
   SteadyClock::time_point script_started_;
   Fd listener_;
   int64_t offset_ms_;
@@ -292,10 +296,8 @@ int ServeLoop::Run() {
   }
 }
 
-void ServeLoop::WhileBusy(int64_t instructions) {
+void ServeLoop::WhileBusy(int64_t /*instructions*/) {
   const auto now = SteadyClock::now();
-  if (instructions <= last_instructions_) script_started_ = now;  // a new script
-  last_instructions_ = instructions;
   // A stop signal waits, blocked, for the next poll: look for it here.
   sigset_t pending;
   sigemptyset(&pending);
@@ -307,7 +309,7 @@ void ServeLoop::WhileBusy(int64_t instructions) {
     node_.KillRunningScript(/*force=*/true);
     return;
   }
-  if (shutdown_ || now - script_started_ < kBusyThreshold) return;
+  if (shutdown_ || now - script_started_ < busy_threshold_) return;
   busy_ = true;
   std::vector<pollfd> fds;
   fds.push_back(pollfd{listener_.get(), POLLIN, 0});
@@ -405,6 +407,7 @@ void ServeLoop::Handle(Client& c, const Command& argv) {
     return;
   }
   running_ = &c;
+  script_started_ = SteadyClock::now();
   const Reply reply = node_.Execute(c.conn, argv, NodeNowMs());
   running_ = nullptr;
   // Reply has a single Nil; RESP2 has two. Of the commands a node answers,
@@ -551,6 +554,10 @@ int Serve(const ServeOptions& options, std::ostream& out) {
   if (options.clock_offset_ms < -kMaxClockOffsetMs || options.clock_offset_ms > kMaxClockOffsetMs) {
     throw InputError("--clock-offset: at most " + std::to_string(kMaxClockOffsetMs) +
                      " ms (100 years) either way, got " + std::to_string(options.clock_offset_ms));
+  }
+  if (options.busy_reply_threshold_ms < 0 || options.busy_reply_threshold_ms > kMaxClockOffsetMs) {
+    throw InputError("--busy-reply-threshold: expected 0 to " + std::to_string(kMaxClockOffsetMs) +
+                     " ms, got " + std::to_string(options.busy_reply_threshold_ms));
   }
   // The guard is in place before the address is printed: a client (or a
   // test) that reads it and signals at once still gets a clean stop.

@@ -18,6 +18,9 @@ struct ServeOptions {
   int port = 0;                    // 0: the kernel picks a free port
   int64_t clock_offset_ms = 0;     // node clock = host wall clock + this
   uint64_t seed = 1;               // for the active expiry cycle's sampling
+  // How long a script runs before the other clients get BUSY, as
+  // redis-server's busy-reply-threshold (0: at once).
+  int64_t busy_reply_threshold_ms = 5000;
 };
 
 // How far the node clock may be set from the host's, either way: 100 years
@@ -29,9 +32,9 @@ inline constexpr int64_t kMaxClockOffsetMs = 36525LL * 24 * 3600 * 1000;
 //   locksim serve: listening on ADDR:PORT
 // to `out` (ADDR as bound, PORT the actual port), then serves clients until
 // SIGINT, SIGTERM or SIGHUP (returns the signal's number) or a client's
-// SHUTDOWN (returns 0), and closes every socket. Throws InputError for an unusable --bind, --port or
-// --clock-offset (not loopback, port in use) and HarnessError if a system
-// call fails unexpectedly.
+// SHUTDOWN (returns 0), and closes every socket. Throws InputError for an unusable --bind, --port,
+// --clock-offset or --busy-reply-threshold (not loopback, port in use, out of range) and
+// HarnessError if a system call fails unexpectedly.
 int Serve(const ServeOptions& options, std::ostream& out);
 
 }  // namespace locksim

@@ -294,11 +294,12 @@ class ServeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (access(kRedisCli, X_OK) != 0) GTEST_SKIP() << kRedisCli << " is not installed";
-    server_ = std::make_unique<Server>();
+    server_ = std::make_unique<Server>(ServerArgs());
     ASSERT_NE(server_->port(), 0) << "no address printed; stdout: " << server_->child().out()
                                   << " stderr: " << server_->child().err();
     port_ = server_->port();
   }
+  virtual std::vector<std::string> ServerArgs() const { return {"--port", "0"}; }
   std::unique_ptr<Server> server_;
   int port_ = 0;
 };
@@ -543,6 +544,7 @@ TEST(ServeOptionsTest, OnlyLoopbackAddressesAndValidOptions) {
       {{}, "missing --port"},
       {{"--port", "0", "--clock-offset", "soon"}, "--clock-offset: expected an integer"},
       {{"--port", "0", "--seed", "-1"}, "--seed"},
+      {{"--port", "0", "--busy-reply-threshold", "-1"}, "--busy-reply-threshold: expected"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> argv = {LOCKSIM_BINARY, "serve"};
@@ -589,7 +591,9 @@ class ServeSideBySideTest : public ServeTest {
   void SetUp() override {
     ServeTest::SetUp();
     if (IsSkipped()) return;
-    redis_ = RedisServer::Start(RedisServerOptions{});
+    RedisServerOptions redis;
+    redis.extra_args = {"--busy-reply-threshold", std::to_string(kBusyMs)};
+    redis_ = RedisServer::Start(redis);
     for (int port : {port_, redis_->port()}) {
       runner_.push_back(std::make_unique<Raw>(port));
       other_.push_back(std::make_unique<Raw>(port));
@@ -610,11 +614,17 @@ class ServeSideBySideTest : public ServeTest {
     for (auto& r : runner_) r->Send(Resp({"EVAL", script, "0"}));
     std::this_thread::sleep_for(milliseconds(200));
   }
+  // Both busy after 500 ms, not Redis's default 5 s: the same replies,
+  // without two cores spun for 5 s a script.
+  static constexpr int kBusyMs = 500;
+  std::vector<std::string> ServerArgs() const override {
+    return {"--port", "0", "--busy-reply-threshold", std::to_string(kBusyMs)};
+  }
   std::unique_ptr<RedisServer> redis_;
   std::vector<std::unique_ptr<Raw>> runner_, other_;
 };
 
-// A script that never ends (both wait out the 5 s busy threshold at once):
+// A script that never ends (both wait out the busy threshold at once):
 // PING from another connection gets BUSY, SCRIPT KILL stops it (the
 // script's client gets the killed error), PING gets PONG; a script that
 // wrote cannot be killed. The same bytes from both, every step.
@@ -669,6 +679,27 @@ TEST_F(ServeSideBySideTest, ShutdownNosaveEndsAWritingBusyScriptAsRedisServerDoe
   EXPECT_NE(server_->child().err().find("stopped by SHUTDOWN"), std::string::npos)
       << server_->child().err();
   EXPECT_FALSE(Raw(port_).connected()) << "serve still listening";
+}
+
+// --busy-reply-threshold, as redis-server's: the other clients are
+// answered BUSY once a script has run that long, not before, and not only
+// after the default 5 s.
+TEST(ServeBusyThresholdTest, OtherClientsGetBusyOnceAScriptHasRunThatLong) {
+  Server server({"--port", "0", "--busy-reply-threshold", "300"});
+  ASSERT_NE(server.port(), 0) << server.child().err();
+  Raw runner(server.port()), other(server.port());
+  ASSERT_TRUE(runner.connected() && other.connected());
+  const auto start = Clock::now();
+  runner.Send(Resp({"EVAL", "while true do end", "0"}));
+  std::this_thread::sleep_for(milliseconds(50));
+  other.Send(Resp({"PING"}));
+  const std::string reply = other.Read(1);
+  const auto waited = Clock::now() - start;
+  EXPECT_EQ(reply.rfind("-BUSY Redis is busy running a script.", 0), 0u) << reply;
+  EXPECT_GE(waited, milliseconds(300));
+  EXPECT_LT(waited, std::chrono::seconds(5)) << "the default threshold, not the one given";
+  other.Send(Resp({"SCRIPT", "KILL"}));
+  EXPECT_EQ(other.Read(1), "+OK\r\n");
 }
 
 class ServeStopTest : public ::testing::TestWithParam<int> {};
