@@ -28,8 +28,8 @@ constexpr char kSpin[] =
 // at about 1 ms, as it would on an idle machine. When the clock started with the
 // servers, it came after the wait (a second), and every fault scheduled
 // within it came due at once with the clients' first commands: on a busy
-// machine, f09's clock jump at 500 ms of real time reached redis0 before A's
-// SET at 5 ms, and the run came out safe.
+// machine, f09's clock jump (then at 500 ms of real time) could reach
+// redis0 before A's SET at 5 ms, and the run came out safe.
 TEST(RealWorldClock, TheRunsClockStartsWhenItsSetUpHasEnded) {
   std::unique_ptr<World> world = MakeWorld(Backend::kReal, WorldOptions{});
   const int a = world->AddProcess("A");
