@@ -61,7 +61,7 @@ demo: build
 # time; the rest, then the other tests, TEST_JOBS at a time.
 CTEST_EXCLUDE ?= long
 REAL_JOBS ?= 5
-TEST_JOBS ?= 3
+TEST_JOBS ?= 2
 test: deps-browser deps-node configure
 	@bash tests/ctest_side_by_side.sh $(BUILD) $(JOBS) $(TEST_JOBS) $(REAL_JOBS) '$(CTEST_EXCLUDE)'
 
