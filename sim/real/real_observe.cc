@@ -207,10 +207,10 @@ void RealWorld::WatchKeys(std::vector<std::string> keys) {
 // subscription is confirmed and every first reading is in. Only the
 // observer's connections are served meanwhile; true time stays 0, and the
 // run's clock starts when the wait ends: set-up is not the run's time. (It
-// started before, at the servers' start: on a busy machine the wait took
-// half a second, and everything scheduled within it came due at once when
-// the run began; f09's clock jump at 500 ms reached redis0 before A's SET
-// at 5 ms, and set-nx-px came out safe.)
+// started before, at the servers' start: on a busy machine the wait can
+// take hundreds of milliseconds, and everything scheduled within it came
+// due at once when the run began: f09's clock jump, then at 500 ms, could
+// reach redis0 before A's SET at 5 ms.)
 void RealWorld::AwaitObservers() {
   constexpr Nanos kObserverPatience = std::chrono::seconds(10);
   const auto deadline = std::chrono::steady_clock::now() + kObserverPatience;
