@@ -14,7 +14,8 @@
 namespace locksim {
 
 int ServeCommand(const std::vector<std::string>& args) {
-  std::string bind = "127.0.0.1", port, clock_offset = "0", seed = "1", busy = "5000";
+  std::string bind = "127.0.0.1", port, clock_offset = "0", seed = "1";
+  std::string busy = std::to_string(ServeOptions{}.busy_reply_threshold_ms);
   CommandLine cl(
       "locksim serve --port P [options]\n"
       "Serves one virtual Redis node over RESP2 until SIGINT or SIGTERM (exit 0).\n"
@@ -26,7 +27,7 @@ int ServeCommand(const std::vector<std::string>& args) {
       "clock-offset", po::value(&clock_offset)->default_value("0"),
       "node clock = host wall clock + this many ms (may be negative)")(
       "seed", po::value(&seed)->default_value("1"), "seed of the active expiry sampling")(
-      "busy-reply-threshold", po::value(&busy)->default_value("5000"),
+      "busy-reply-threshold", po::value(&busy)->default_value(busy),
       "ms a script runs before other clients get BUSY (redis-server's busy-reply-threshold)");
   if (!cl.Parse(args)) return kExitSafe;
   if (port.empty()) throw InputError("locksim serve: missing --port (--port 0 picks a free one)");

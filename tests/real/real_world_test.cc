@@ -2,10 +2,10 @@
 // not when its servers were started.
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <memory>
+#include <thread>
 
 #include "sim/core/time.h"
 #include "sim/run/make_world.h"
@@ -34,17 +34,17 @@ TEST(RealWorldClock, TheRunsClockStartsWhenItsSetUpHasEnded) {
   std::unique_ptr<World> world = MakeWorld(Backend::kReal, WorldOptions{});
   const int a = world->AddProcess("A");
   const AdapterHost::Address node = world->adapter_host()->NodeAddress(a, 0);
-  redisContext* busy = redisConnect(node.host.c_str(), node.port);
+  const std::unique_ptr<redisContext, decltype(&redisFree)> busy(
+      redisConnect(node.host.c_str(), node.port), &redisFree);
   ASSERT_TRUE(busy != nullptr && busy->err == 0);
-  ASSERT_EQ(redisAppendCommand(busy, "EVAL %s 0 %d", kSpin, 1'000'000), REDIS_OK);
-  for (int done = 0; done == 0;) ASSERT_EQ(redisBufferWrite(busy, &done), REDIS_OK);
-  usleep(100'000);  // for the script to reach redis0 and start
+  ASSERT_EQ(redisAppendCommand(busy.get(), "EVAL %s 0 %d", kSpin, 1'000'000), REDIS_OK);
+  for (int done = 0; done == 0;) ASSERT_EQ(redisBufferWrite(busy.get(), &done), REDIS_OK);
+  std::this_thread::sleep_for(100ms);  // for the script to reach redis0 and start
 
   world->WatchKeys({"lock"});
   Nanos came{-1};
   world->At(1ms, a, [&] { came = world->Now(); });
   world->Run(1500ms, /*until_deadline=*/true);
-  redisFree(busy);
   EXPECT_GE(came, Nanos{1ms}) << "the event scheduled at 1 ms did not come";
   EXPECT_LT(came, Nanos{400ms}) << "it came at " << MillisText(came) << " ms";
 }
