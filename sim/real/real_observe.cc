@@ -426,7 +426,7 @@ const RealWorld::Flight* RealWorld::Match(const Snapshot& s) {
   for (const std::string& e : s.events) {
     if (e == "expired" || e == "evicted") return nullptr;  // the node's own doing
   }
-  const std::vector<Flight*> recent = RecentFlights(s);
+  const std::vector<Flight*> recent = RecentFlights(s, kRecentReply);
   // A command's events are in this batch or an earlier one once a later
   // command to the node, sent after its answer, was answered before the
   // batch was read: the node wrote the events (to the observer's direct
@@ -640,7 +640,7 @@ void RealWorld::RecordReady() {
   while (!unrecorded_.empty() && !AwaitingAnswers(unrecorded_.front())) {
     Unrecorded& u = unrecorded_.front();
     const int actor = MainActor(nodes_[u.s.physical].process);
-    const int cause = u.find_writer ? Writer(u.s, u.value, !u.state.present) : -1;
+    const int cause = u.find_writer ? Writer(u.s, u.value, !u.state.present, u.queued) : -1;
     if (u.state.pttl_ms) {  // the TTL it had when it was read, less the wait
       const int64_t waited_ms = duration_cast<Millis>(now_ - u.queued).count();
       *u.state.pttl_ms = std::max<int64_t>(*u.state.pttl_ms - waited_ms, 1);
@@ -713,14 +713,14 @@ void RealWorld::Answered(uint64_t id, const Reply* reply) {
 }
 
 // The commands to s's node that a change seen at s.at may be put down to,
-// in the order they were sent: in flight, answered within kRecentReply of
-// s.at (answered_ is in the order of the answers: from its newest back), or
+// in the order they were sent: in flight, answered within `window` of s.at
+// (answered_ is in the order of the answers: from its newest back), or
 // given up on and not retired by then.
-std::vector<RealWorld::Flight*> RealWorld::RecentFlights(const Snapshot& s) {
+std::vector<RealWorld::Flight*> RealWorld::RecentFlights(const Snapshot& s, Nanos window) {
   std::vector<Flight*> out;
-  // Answered within kRecentReply, oldest first (answered_ is by time).
+  // Answered within `window`, oldest first (answered_ is by time).
   auto from = answered_.end();
-  while (from != answered_.begin() && s.at - std::prev(from)->replied <= kRecentReply) --from;
+  while (from != answered_.begin() && s.at - std::prev(from)->replied <= window) --from;
   // given_up_ is left out: it keeps commands for minutes, of every node.
   out.reserve(static_cast<size_t>(answered_.end() - from) + open_flights_.size());
   for (auto a = from; a != answered_.end(); ++a) {
@@ -741,7 +741,38 @@ std::vector<RealWorld::Flight*> RealWorld::RecentFlights(const Snapshot& s) {
   return out;
 }
 
-int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) {
+// Who wrote a state's value, or deleted it: one of the commands answered
+// within kRecentReply of its events, or in flight. When none of them can
+// have, LateWriter.
+int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent, Nanos read_at) {
+  const int cause = RecentWriter(s, value, absent);
+  return cause >= 0 ? cause : LateWriter(s, value, absent, read_at);
+}
+
+// When no command answered within kRecentReply of a state's events can
+// have written it, the harness read the events (or the reading) late: a
+// loaded machine's scheduler held it, or the node, for longer than that
+// between a command's answer and the events the command caused, and -1
+// would read as a foreign write (a `make test` run on a loaded machine put
+// a getset-timestamp acquirer's value down to nobody). Then the value
+// alone tells: the command, of those answered in the last second
+// (answered_) and sent before the state was read, that holds it and
+// changed the key; of several (contenders' SETNX of one timestamp), the
+// latest, the last to write it. Only the value: a foreign write must not
+// be put down to a client's command of a second ago that merely could have
+// caused such an event.
+int RealWorld::LateWriter(const Snapshot& s, const std::string& value, bool absent,
+                          Nanos read_at) {
+  const Flight* latest = nullptr;
+  for (const Flight* f : RecentFlights(s, std::chrono::seconds(1))) {
+    if (f->sent > read_at || f->unchanged || f->replied < Nanos{0} || f->given_up) continue;
+    if (!Holds(f->cmd, value) || (absent && !CanCauseAny(f->cmd, s.events))) continue;
+    if (latest == nullptr || f->sent > latest->sent) latest = f;
+  }
+  return latest != nullptr ? latest->actor : -1;
+}
+
+int RealWorld::RecentWriter(const Snapshot& s, const std::string& value, bool absent) {
   auto earliest = [](const std::vector<const Flight*>& pool) {
     return (*std::min_element(pool.begin(), pool.end(), [](const Flight* a, const Flight* b) {
              return a->sent < b->sent;
@@ -750,7 +781,7 @@ int RealWorld::Writer(const Snapshot& s, const std::string& value, bool absent) 
   // Not a command whose answer says it changed nothing: three contenders'
   // SETNX of one timestamp all hold the value, and only the one answered 1
   // wrote it.
-  std::vector<Flight*> recent = RecentFlights(s);
+  std::vector<Flight*> recent = RecentFlights(s, kRecentReply);
   std::erase_if(recent, [&](const Flight* f) { return f->sent > s.at + kRecentReply || f->unchanged; });
   // The reading may already show a later change than the event's (a
   // release, then the next holder's SET): a value is put down to the client

@@ -186,9 +186,13 @@ class RealWorld : public World, public AdapterHost {
   // When the first waiting state stops waiting for answers: AdvanceTo's poll
   // wakes then. Nanos::max() when none waits.
   Nanos RecordDeadline() const;
-  int Writer(const Snapshot& s, const std::string& value, bool absent);
-  // For Writer and Match: in the order they were sent.
-  std::vector<Flight*> RecentFlights(const Snapshot& s);
+  // Who caused a state (an actor), or -1. `read_at`: when it was read.
+  int Writer(const Snapshot& s, const std::string& value, bool absent, Nanos read_at);
+  int RecentWriter(const Snapshot& s, const std::string& value, bool absent);
+  int LateWriter(const Snapshot& s, const std::string& value, bool absent, Nanos read_at);
+  // For Writer and Match: in the order they were sent, those answered
+  // within `window` of s.at, in flight, or given up on and not retired.
+  std::vector<Flight*> RecentFlights(const Snapshot& s, Nanos window);
   // The state a `set` event announces, when the harness's own command
   // explains it without a reading (real_observe.cc); nullopt: read it.
   const Flight* Match(const Snapshot& s);

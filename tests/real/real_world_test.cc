@@ -5,10 +5,13 @@
 
 #include <chrono>
 #include <memory>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "sim/core/time.h"
 #include "sim/run/make_world.h"
+#include "sim/world/process_env.h"
 #include "sim/world/world.h"
 
 namespace locksim {
@@ -47,6 +50,52 @@ TEST(RealWorldClock, TheRunsClockStartsWhenItsSetUpHasEnded) {
   world->Run(1500ms, /*until_deadline=*/true);
   EXPECT_GE(came, Nanos{1ms}) << "the event scheduled at 1 ms did not come";
   EXPECT_LT(came, Nanos{400ms}) << "it came at " << MillisText(came) << " ms";
+}
+
+// A's SETNX, then the harness's thread held up for `stall` before it reads
+// on. A megabyte published on the key's state channel first (not a state:
+// the harness skips it) takes the harness many turns of its loop to read,
+// so the keyspace event of A's SETNX, queued behind it, is read after the
+// stall, long after A's answer: as when a loaded machine's scheduler holds
+// the harness between the two.
+Task<void> SetnxThenStall(ProcessEnv* env, Nanos stall) {
+  Command setnx = {"SETNX", "lock", "1700000000"};
+  const Reply r = co_await env->Call(0, std::move(setnx));
+  EXPECT_TRUE(r.IsInteger(1));
+  std::this_thread::sleep_for(stall);
+}
+
+// The key's new value is put down to A, whose SETNX wrote it, even when its
+// event is read long after A's answer: not to nobody (a foreign write, and
+// a false violation). A `make test` run on a loaded machine once put a
+// getset-timestamp acquirer's value down to nobody.
+TEST(RealWorldStates, AValueReadLongAfterItsWritersAnswerIsStillPutDownToIt) {
+  std::unique_ptr<World> world = MakeWorld(Backend::kReal, WorldOptions{});
+  const int a = world->AddProcess("A");
+  const AdapterHost::Address node = world->adapter_host()->NodeAddress(a, 0);
+  const std::unique_ptr<redisContext, decltype(&redisFree)> other(
+      redisConnect(node.host.c_str(), node.port), &redisFree);
+  ASSERT_TRUE(other != nullptr && other->err == 0);
+  ProcessEnv env(world.get(), a);
+  world->WatchKeys({"lock"});
+  const std::string junk(1 << 20, 'x');
+  world->At(Nanos{0}, a, [&] {
+    std::unique_ptr<redisReply, decltype(&freeReplyObject)> r(
+        static_cast<redisReply*>(redisCommand(other.get(), "PUBLISH __locksim_state__:lock %b",
+                                              junk.data(), junk.size())),
+        &freeReplyObject);
+    ASSERT_TRUE(r != nullptr && r->type == REDIS_REPLY_INTEGER && r->integer == 1);
+  });
+  world->Spawn(a, 1ms, SetnxThenStall(&env, 50ms));
+  world->Run(300ms, /*until_deadline=*/true);
+  int present = 0;
+  for (const Op& op : world->history().ops()) {
+    if (op.f != OpF::kState || !world->history().state(op).present) continue;
+    ++present;
+    EXPECT_EQ(op.subject, world->MainActor(a))
+        << "put down to " << (op.subject >= 0 ? world->history().name(op.subject) : "nobody");
+  }
+  EXPECT_EQ(present, 1);
 }
 
 }  // namespace
