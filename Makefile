@@ -10,7 +10,7 @@ JOBS ?= 2
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-browser deps-node build demo test test-long test-asan fuzz bench screenshot install package clean
+.PHONY: all deps deps-browser deps-node configure build demo test test-long test-asan fuzz bench screenshot install package clean
 
 all: build
 
@@ -26,8 +26,10 @@ deps-browser:
 deps-node:
 	@bash .ci/install-node $(BUILD)/node
 
-build: deps
+configure: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_FLAGS) >/dev/null
+
+build: configure
 	@cmake --build $(BUILD) -j$(JOBS) -- --no-print-directory
 
 demo: build
@@ -50,13 +52,18 @@ demo: build
 
 # Every test but the long sweeps (ctest label "long"), which `make test-long`
 # runs; that includes every bundled scenario on real servers (real-parity).
-# The real-parity runs (one per scenario expectation, waiting on the wall
-# clock most of the time) run REAL_JOBS at a time beside the others, which
-# run JOBS at a time: tests/ctest_side_by_side.sh.
+# The build is `make build`'s, made in steps by tests/ctest_side_by_side.sh,
+# and each group of tests starts as soon as what it runs is built, while the
+# rest compiles: the locksim binary, then the real-parity runs (one per
+# scenario expectation, waiting on the wall clock most of the time)
+# REAL_JOBS at a time and the tests that need only that binary (label cli)
+# one at a time; real_tests, then its tests (label real) TEST_JOBS at a
+# time; the rest, then the other tests, TEST_JOBS at a time.
 CTEST_EXCLUDE ?= long
-REAL_JOBS ?= 4
-test: deps-browser deps-node build
-	@bash tests/ctest_side_by_side.sh $(BUILD) $(JOBS) $(REAL_JOBS) '$(CTEST_EXCLUDE)'
+REAL_JOBS ?= 5
+TEST_JOBS ?= 2
+test: deps-browser deps-node configure
+	@bash tests/ctest_side_by_side.sh $(BUILD) $(JOBS) $(TEST_JOBS) $(REAL_JOBS) '$(CTEST_EXCLUDE)'
 
 # The long runs (label long): the differential test with 1 000 000 commands.
 test-long: build
@@ -72,7 +79,7 @@ test-long: build
 # report.html under the sanitizers, is Chromium's rendering, and it was the
 # lane's slowest test (138 s of 452).
 test-asan:
-	@$(MAKE) --no-print-directory test BUILD=build-asan BUILD_TYPE=RelWithDebInfo \
+	@$(MAKE) --no-print-directory test BUILD=build-asan BUILD_TYPE=RelWithDebInfo TEST_JOBS=$(JOBS) \
 	  CMAKE_FLAGS=-DLOCKSIM_SANITIZE=ON CTEST_EXCLUDE='long|real-parity|docs|browser'
 
 # Fuzzing (tests/fuzz/, docs/fuzzing.md): the targets built with Debian's
