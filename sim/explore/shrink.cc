@@ -24,9 +24,10 @@ struct DurationField {
 
 class Shrinker {
  public:
-  Shrinker(ojson doc, const Keeps& keeps, int budget, Nanos run_slack, ShrinkStats* stats)
+  Shrinker(ojson doc, const Keeps& keeps, int budget, Nanos run_slack, Nanos edge_margin,
+           ShrinkStats* stats)
       : doc_(std::move(doc)), keeps_(keeps), budget_(budget), run_slack_(run_slack),
-        stats_(stats) {}
+        edge_margin_(edge_margin), stats_(stats) {}
 
   ojson Run() {
     const std::optional<Nanos> original_duration = RunDuration();
@@ -63,9 +64,10 @@ class Shrinker {
     doc_["duration"] = FormatDuration(std::chrono::ceil<milliseconds>(longer));
   }
 
-  // Whether `candidate` still shows the violation: one run of the budget.
-  bool Shows(const ojson& candidate) {
-    if (Exhausted()) return false;
+  // Whether `candidate` still shows the violation: one run of the budget
+  // (`beyond_budget`: counted, but run even when the budget is spent).
+  bool Shows(const ojson& candidate, bool beyond_budget = false) {
+    if (Exhausted() && !beyond_budget) return false;
     ++stats_->runs;
     if (!keeps_(candidate)) return false;
     ++stats_->accepted;
@@ -83,10 +85,10 @@ class Shrinker {
   // still shows the violation; else puts the old value back. Changed in
   // place: a copy of the whole document per candidate was a twentieth of
   // explore (callgrind).
-  bool TryValue(const ojson::json_pointer& where, ojson value) {
+  bool TryValue(const ojson::json_pointer& where, ojson value, bool beyond_budget = false) {
     ojson& slot = doc_[where];
     std::swap(slot, value);
-    if (Shows(doc_)) return true;
+    if (Shows(doc_, beyond_budget)) return true;
     std::swap(slot, value);
     return false;
   }
@@ -246,6 +248,13 @@ class Shrinker {
         lo = mid;
       }
     }
+    // The search stopped within a step of the edge (lo, not kept): back
+    // from it by edge_margin_ where that still shows the violation. Not
+    // the run's length, which GiveBackSlack lengthens.
+    if (edge_margin_ > Nanos{0} && hi < *value && field.where != ojson::json_pointer("/duration")) {
+      const Nanos back = std::chrono::floor<milliseconds>(std::min(*value, hi + edge_margin_));
+      if (back > hi) TryValue(field.where, Format(back, sign), /*beyond_budget=*/true);
+    }
   }
 
   void ShorterDurations() {
@@ -261,14 +270,17 @@ class Shrinker {
   const Keeps& keeps_;
   int budget_;
   Nanos run_slack_;
+  Nanos edge_margin_;
   ShrinkStats* stats_;
 };
 
 }  // namespace
 
-ojson Shrink(ojson doc, const Keeps& keeps, int budget, ShrinkStats* stats, Nanos run_slack) {
+ojson Shrink(ojson doc, const Keeps& keeps, int budget, ShrinkStats* stats, Nanos run_slack,
+             Nanos edge_margin) {
   ShrinkStats local;
-  return Shrinker(std::move(doc), keeps, budget, run_slack, stats ? stats : &local).Run();
+  return Shrinker(std::move(doc), keeps, budget, run_slack, edge_margin, stats ? stats : &local)
+      .Run();
 }
 
 }  // namespace locksim

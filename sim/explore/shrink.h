@@ -41,9 +41,16 @@ struct ShrinkStats {
 // end (never past the original), so that it does not end just after the
 // violation. Real servers need it: the violation shows a scheduling hiccup
 // later in one run than in another (sim/explore/explore.cc).
+// `edge_margin`: a duration that a binary search took to within a step of
+// the edge where the violation goes (a pause only just past the lease, a
+// start only just after another client's) is then moved this much back
+// from it, toward the value it had, when that still shows the violation
+// (one more run, beyond the budget). Real servers need it too: a busy
+// machine shifts the real run by a few milliseconds, across a thin edge.
 nlohmann::ordered_json Shrink(nlohmann::ordered_json doc,
                               const std::function<bool(const nlohmann::ordered_json&)>& keeps,
-                              int budget, ShrinkStats* stats, Nanos run_slack = Nanos{0});
+                              int budget, ShrinkStats* stats, Nanos run_slack = Nanos{0},
+                              Nanos edge_margin = Nanos{0});
 
 }  // namespace locksim
 

@@ -316,6 +316,45 @@ TEST(Shrink, GivesTheRunItsSlackBackUpToItsOriginalLength) {
             std::chrono::minutes(1));
 }
 
+// With an edge margin (real servers), a duration a binary search took to
+// within a step of its edge is moved back from it by the margin, when that
+// still shows the violation; not past its original value, and not when the
+// moved value no longer shows it.
+TEST(Shrink, MovesASearchedDurationBackFromItsEdge) {
+  using std::chrono::milliseconds;
+  const ojson doc = ojson::parse(R"({"duration": "1m",
+    "clients": [{"name": "A", "hold": "5s"}, {"name": "B", "start": "4s", "hold": "5s"}]})");
+  auto start_of_b = [](const ojson& d) {
+    std::string error;
+    return *ParseDuration(d["clients"][1]["start"].get<std::string>(), &error);
+  };
+  // The violation needs B to start at least 1 s in (after A's acquisition);
+  // in the second predicate, not between 1.3 s and 1.9 s.
+  auto after = [&](const ojson& d) {
+    return d["clients"].size() == 2 && start_of_b(d) >= milliseconds(1000);
+  };
+  auto within = [&](const ojson& d) {
+    return after(d) && (start_of_b(d) <= milliseconds(1300) || start_of_b(d) >= milliseconds(1900));
+  };
+  const Nanos edge = start_of_b(Shrink(doc, after, 500, nullptr));
+  EXPECT_GE(edge, milliseconds(1000));
+  EXPECT_LE(edge, milliseconds(1000) * 17 / 16);
+  ShrinkStats stats;
+  EXPECT_EQ(start_of_b(Shrink(doc, after, 500, &stats, Nanos{0}, milliseconds(500))),
+            edge + milliseconds(500));
+  EXPECT_EQ(start_of_b(Shrink(doc, after, 500, nullptr, Nanos{0}, std::chrono::seconds(10))),
+            std::chrono::seconds(4));  // its original
+  // Moved back by the margin, B's start would no longer show it: the edge.
+  EXPECT_EQ(start_of_b(Shrink(doc, within, 500, nullptr)), edge);
+  EXPECT_EQ(start_of_b(Shrink(doc, within, 500, nullptr, Nanos{0}, milliseconds(500))), edge);
+  // The budget spent, the margin's run is still made (and counted).
+  ShrinkStats tight;
+  const Nanos cut = start_of_b(Shrink(doc, after, 8, &tight, Nanos{0}, milliseconds(500)));
+  EXPECT_GT(tight.runs, 8);
+  EXPECT_TRUE(after(Shrink(doc, after, 8, nullptr, Nanos{0}, milliseconds(500))));
+  EXPECT_GT(cut, milliseconds(1000));
+}
+
 TEST(Shrink, StopsAtTheBudget) {
   ojson doc = ojson::parse(R"({"duration": "1m", "clients": [{"name": "A", "hold": "5s"}]})");
   int calls = 0;

@@ -382,12 +382,15 @@ TEST_F(AdapterTest, AManifestRunsItsLibraryUnderItsOwnId) {
 // real servers, showed the same kind (the shrunk file also at twice the
 // speed, or else the unshrunk one is saved: on a loaded machine the shrunk
 // one's 74 ms of real-time margin was not always enough for this replay).
-// At a tenth of real time: at a twentieth, the shrunk file starts its two
+// At a tenth of real time, where every real-time margin is twice what it
+// is at a twentieth. At a twentieth, the shrunk file started its two
 // clients 2.5 ms of real time apart, and one `make test` in 14 that ran
 // the tests on real servers while the rest compiled left the seed
 // "unconfirmed" (neither the shrunk nor the unshrunk file replayed to the
-// same kind every time). The search and its checks are the same at either
-// scale.
+// same kind every time); at a tenth, 5 ms apart, and a saved file that had
+// passed its replays replayed safe here once. Shrinking on real servers
+// now moves such a start 50 ms of real time back from its edge
+// (kRealEdgeMargin, sim/explore/explore.cc).
 TEST_F(AdapterTest, ExploreOnRealServersFindsRedisPysPauseViolationAndItReplays) {
 #ifdef LOCKSIM_SANITIZE
   // Its verdict rests on real timings at 1/10 of real time, which a
