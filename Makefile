@@ -10,7 +10,8 @@ JOBS ?= 2
 BUILD_TYPE ?= RelWithDebInfo
 CMAKE_FLAGS ?=
 
-.PHONY: all deps deps-browser deps-node configure build demo test test-long test-asan fuzz bench screenshot install package clean
+.PHONY: all deps deps-browser deps-node configure build demo test test-long test-asan fuzz bench \
+  screenshot install package clean
 
 all: build
 
