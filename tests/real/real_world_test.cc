@@ -25,6 +25,14 @@ constexpr char kSpin[] =
     "local function us() local t = redis.call('TIME') return t[1] * 1000000 + t[2] end "
     "local start = us() while us() - start < tonumber(ARGV[1]) do end return 1";
 
+// A connection of the test's own to node 0, where client `process` reaches
+// it; null when it cannot be made.
+using Connection = std::unique_ptr<redisContext, decltype(&redisFree)>;
+Connection ConnectTo(World& world, int process) {
+  const AdapterHost::Address node = world.adapter_host()->NodeAddress(process, 0);
+  return Connection(redisConnect(node.host.c_str(), node.port), &redisFree);
+}
+
 // The harness waits for its keyspace subscriptions before a run starts
 // (RealWorld::AwaitObservers). With redis0 busy for a second, that wait
 // takes about as long; an event the run schedules at 1 ms must still come
@@ -36,9 +44,7 @@ constexpr char kSpin[] =
 TEST(RealWorldClock, TheRunsClockStartsWhenItsSetUpHasEnded) {
   std::unique_ptr<World> world = MakeWorld(Backend::kReal, WorldOptions{});
   const int a = world->AddProcess("A");
-  const AdapterHost::Address node = world->adapter_host()->NodeAddress(a, 0);
-  const std::unique_ptr<redisContext, decltype(&redisFree)> busy(
-      redisConnect(node.host.c_str(), node.port), &redisFree);
+  const Connection busy = ConnectTo(*world, a);
   ASSERT_TRUE(busy != nullptr && busy->err == 0);
   ASSERT_EQ(redisAppendCommand(busy.get(), "EVAL %s 0 %d", kSpin, 1'000'000), REDIS_OK);
   for (int done = 0; done == 0;) ASSERT_EQ(redisBufferWrite(busy.get(), &done), REDIS_OK);
@@ -72,9 +78,7 @@ Task<void> SetnxThenStall(ProcessEnv* env, Nanos stall) {
 TEST(RealWorldStates, AValueReadLongAfterItsWritersAnswerIsStillPutDownToIt) {
   std::unique_ptr<World> world = MakeWorld(Backend::kReal, WorldOptions{});
   const int a = world->AddProcess("A");
-  const AdapterHost::Address node = world->adapter_host()->NodeAddress(a, 0);
-  const std::unique_ptr<redisContext, decltype(&redisFree)> other(
-      redisConnect(node.host.c_str(), node.port), &redisFree);
+  const Connection other = ConnectTo(*world, a);
   ASSERT_TRUE(other != nullptr && other->err == 0);
   ProcessEnv env(world.get(), a);
   world->WatchKeys({"lock"});
