@@ -128,7 +128,7 @@ namespace {
 
 // An admission ran on Redis at some moment between its request and its
 // answer: both are kept, and only what certainly fell in a window counts.
-struct Admission {
+struct AdmissionSpan {
   Nanos asked{0};
   Nanos answered{0};
   int64_t count = 0;
@@ -161,7 +161,7 @@ class PositionCounts {
 // of positions: O(n log n). A scan of each window's range was quadratic
 // where thousands of windows open inside one (a counter set back to 1
 // again and again within a long window).
-std::vector<int64_t> CertainlyInWindow(const std::vector<Admission>& admitted, Nanos window,
+std::vector<int64_t> CertainlyInWindow(const std::vector<AdmissionSpan>& admitted, Nanos window,
                                        Nanos tolerance) {
   const size_t n = admitted.size();
   std::vector<int64_t> inside(n, 0);
@@ -169,7 +169,7 @@ std::vector<int64_t> CertainlyInWindow(const std::vector<Admission>& admitted, N
   std::vector<size_t> openers;
   const bool in_answer_order = std::is_sorted(
       admitted.begin(), admitted.end(),
-      [](const Admission& a, const Admission& b) { return a.answered < b.answered; });
+      [](const AdmissionSpan& a, const AdmissionSpan& b) { return a.answered < b.answered; });
   for (size_t i = 0; i < n; ++i) {
     if (admitted[i].count != 1) continue;
     const Nanos until = admitted[i].asked + window - tolerance;
@@ -178,7 +178,7 @@ std::vector<int64_t> CertainlyInWindow(const std::vector<Admission>& admitted, N
       end = static_cast<size_t>(
           std::lower_bound(admitted.begin() + static_cast<std::ptrdiff_t>(i + 1), admitted.end(),
                            until,
-                           [](const Admission& a, Nanos t) { return a.answered < t; }) -
+                           [](const AdmissionSpan& a, Nanos t) { return a.answered < t; }) -
           admitted.begin());
     } else {
       // Should answers ever come out of time order: the range ends at the
@@ -212,7 +212,7 @@ std::vector<int64_t> CertainlyInWindow(const std::vector<Admission>& admitted, N
 WorkloadEffect CheckLimiter(const History& history, int64_t limit, Nanos window,
                             Nanos tolerance) {
   WorkloadEffect e;
-  std::vector<Admission> admitted;  // in the order of their answers
+  std::vector<AdmissionSpan> admitted;  // in the order of their answers
   // By actor: small integers, looked up for every op (three std::maps were
   // three tree lookups an op).
   struct PerActor {
