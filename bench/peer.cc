@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "sim/core/errors.h"
@@ -17,9 +19,10 @@ namespace locksim::bench {
 
 namespace {
 
-void Wait(pid_t pid, const std::string& name) {
+void Wait(pid_t pid, const std::string& name, rusage* usage = nullptr) {
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  rusage unused{};
+  while (wait4(pid, &status, 0, usage != nullptr ? usage : &unused) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     throw HarnessError(name + " failed (status " + std::to_string(status) + ")");
@@ -39,7 +42,27 @@ void RunToTerminal(const std::vector<std::string>& argv) {
   Wait(pid, argv[0]);
 }
 
-std::string RunCapture(const std::vector<std::string>& argv) {
+// A process's CPU time so far (user + system), from /proc/<pid>/stat: the
+// 14th and 15th fields, counted from after the command name's ")".
+double ProcessCpuSeconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t name_end = stat.rfind(')');
+  if (name_end == std::string::npos) {
+    throw HarnessError("cannot read /proc/" + std::to_string(pid) + "/stat");
+  }
+  std::istringstream fields(stat.substr(name_end + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i >= 14) ticks += std::strtod(field.c_str(), nullptr);
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double Seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; }
+
+std::string RunCapture(const std::vector<std::string>& argv, rusage* usage) {
   int fds[2];
   if (pipe(fds) != 0) throw HarnessError("pipe() failed");
   posix_spawn_file_actions_t actions;
@@ -68,7 +91,7 @@ std::string RunCapture(const std::vector<std::string>& argv) {
     }
   }
   close(fds[0]);
-  Wait(pid, argv[0]);
+  Wait(pid, argv[0], usage);
   return out;
 }
 
@@ -80,7 +103,7 @@ Peer::Peer(std::string redis_benchmark, const std::string& redis_server)
 }
 
 double Peer::RequestsPerSecond(const std::vector<std::string>& command, int pipeline,
-                               int clients, int requests) {
+                               int clients, int requests, PeerCpu* cpu) {
   std::vector<std::string> argv = {redis_benchmark_, "-h", "127.0.0.1",
                                    "-p", std::to_string(port()),
                                    "-n", std::to_string(requests),
@@ -92,7 +115,14 @@ double Peer::RequestsPerSecond(const std::vector<std::string>& command, int pipe
   for (const std::string& a : argv) line += (line.empty() ? "" : " ") + a;
   commands_.push_back(line);
   // --csv: a header, then "name","rps",... for the command.
-  std::istringstream out(RunCapture(argv));
+  rusage usage{};
+  const double server_before = cpu != nullptr ? ProcessCpuSeconds(server_->pid()) : 0;
+  std::istringstream out(RunCapture(argv, &usage));
+  if (cpu != nullptr) {
+    cpu->server_seconds += ProcessCpuSeconds(server_->pid()) - server_before;
+    cpu->client_seconds += Seconds(usage.ru_utime) + Seconds(usage.ru_stime);
+    cpu->requests += requests;
+  }
   std::string row;
   while (std::getline(out, row)) {
     if (row.rfind("\"test\"", 0) == 0) continue;

@@ -4,6 +4,9 @@
 #ifndef LOCKSIM_BENCH_PEER_H_
 #define LOCKSIM_BENCH_PEER_H_
 
+#include <sys/resource.h>
+
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +14,15 @@
 #include "sim/real/redis_server.h"
 
 namespace locksim::bench {
+
+// The CPU time that redis-benchmark runs took, summed: the client's own
+// (its rusage) and the server's (its /proc/<pid>/stat, in clock ticks),
+// over the requests they served.
+struct PeerCpu {
+  double client_seconds = 0;
+  double server_seconds = 0;
+  int64_t requests = 0;
+};
 
 class Peer {
  public:
@@ -20,9 +32,10 @@ class Peer {
   // redis-benchmark's requests per second for one command (argv, with
   // __rand_int__ drawn from 1000 keys), with `pipeline` requests in flight
   // per connection over `clients` connections, `requests` in all. Throws
-  // HarnessError if redis-benchmark fails or prints no figure.
+  // HarnessError if redis-benchmark fails or prints no figure. With `cpu`,
+  // the run's CPU time is added to it.
   double RequestsPerSecond(const std::vector<std::string>& command, int pipeline,
-                           int clients, int requests);
+                           int clients, int requests, PeerCpu* cpu = nullptr);
   // SCRIPT LOAD: the sha1 to EVALSHA `body` with.
   std::string LoadScript(const std::string& body);
 
@@ -37,8 +50,9 @@ class Peer {
 };
 
 // Runs argv (no shell) and returns what it printed on stdout; throws
-// HarnessError when it cannot start or exits with a failure.
-std::string RunCapture(const std::vector<std::string>& argv);
+// HarnessError when it cannot start or exits with a failure. With `usage`,
+// the child's resource usage (its CPU time) is written there.
+std::string RunCapture(const std::vector<std::string>& argv, rusage* usage = nullptr);
 // Runs argv (no shell) with our stdout and stderr; throws HarnessError when
 // it cannot start or exits with a failure.
 void RunToTerminal(const std::vector<std::string>& argv);
