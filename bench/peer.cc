@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 
 #include "sim/core/errors.h"
@@ -21,8 +20,7 @@ namespace {
 
 void Wait(pid_t pid, const std::string& name, rusage* usage = nullptr) {
   int status = 0;
-  rusage unused{};
-  while (wait4(pid, &status, 0, usage != nullptr ? usage : &unused) < 0 && errno == EINTR) {
+  while (wait4(pid, &status, 0, usage) < 0 && errno == EINTR) {  // usage may be null
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     throw HarnessError(name + " failed (status " + std::to_string(status) + ")");
@@ -45,19 +43,18 @@ void RunToTerminal(const std::vector<std::string>& argv) {
 // A process's CPU time so far (user + system), from /proc/<pid>/stat: the
 // 14th and 15th fields, counted from after the command name's ")".
 double ProcessCpuSeconds(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  std::ifstream in(path);
+  std::string stat;
+  std::getline(in, stat);
   const size_t name_end = stat.rfind(')');
-  if (name_end == std::string::npos) {
-    throw HarnessError("cannot read /proc/" + std::to_string(pid) + "/stat");
-  }
-  std::istringstream fields(stat.substr(name_end + 2));
-  std::string field;
-  double ticks = 0;
-  for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i >= 14) ticks += std::strtod(field.c_str(), nullptr);
-  }
-  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+  if (name_end == std::string::npos) throw HarnessError("cannot read " + path);
+  std::istringstream fields(stat.substr(name_end + 2));  // from the 3rd field on
+  std::string skipped;
+  for (int i = 3; i < 14; ++i) fields >> skipped;
+  double utime = 0, stime = 0;
+  if (!(fields >> utime >> stime)) throw HarnessError("cannot read " + path);
+  return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 double Seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; }
