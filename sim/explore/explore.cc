@@ -2,12 +2,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <exception>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include "lockimpls/lock.h"
@@ -556,7 +560,7 @@ ojson FindingJson(const Finding& f) {
 
 }  // namespace
 
-void KindTallies::Add(const Finding& f) {
+int KindTallies::Add(const Finding& f) {
   auto [it, added] = by_kind_.try_emplace(f.kind);
   Tally& t = it->second;
   if (added || Shorter(f, t.shortest)) {
@@ -564,33 +568,45 @@ void KindTallies::Add(const Finding& f) {
     t.shortest.text.clear();
   }
   if (added) {
+    t.number = static_cast<int>(by_kind_.size()) - 1;
     t.violations = f.violations;
     t.faults = f.fault_classes;
   }
-  t.seeds.push_back(f.seed);
+  ++t.count;
+  return t.number;
 }
 
-ojson KindTallies::Json() const {
+std::vector<std::pair<const std::string*, const KindTallies::Tally*>> KindTallies::Sorted() const {
   std::vector<std::pair<const std::string*, const Tally*>> kinds;
   for (const auto& [kind, tally] : by_kind_) kinds.emplace_back(&kind, &tally);
   std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) {
-    return a.second->seeds.size() > b.second->seeds.size();
+    return a.second->count > b.second->count;
   });
+  return kinds;
+}
+
+std::vector<int> KindTallies::Order() const {
+  std::vector<int> order;
+  for (const auto& [kind, t] : Sorted()) order.push_back(t->number);
+  return order;
+}
+
+ojson KindTallies::Json() const {
   ojson out = ojson::array();
-  for (const auto& [kind, t] : kinds) {
+  for (const auto& [kind, t] : Sorted()) {
     const Finding& shortest = t->shortest;
     ojson k;
     k["kind"] = *kind;
     k["violations"] = t->violations;
     k["faults"] = t->faults;
-    k["count"] = t->seeds.size();
+    k["count"] = t->count;
     k["shortest"] = {{"seed", shortest.seed},
                      {"file", shortest.file},
                      {"duration", FormatDuration(shortest.duration)},
                      {"clients", shortest.clients},
                      {"faults", shortest.fault_count},
                      {"iterations", shortest.iterations}};
-    k["seeds"] = t->seeds;
+    k["seeds"] = ojson::array();
     out.push_back(k);
   }
   return out;
@@ -599,8 +615,17 @@ ojson KindTallies::Json() const {
 ojson SummaryJson(const ExploreResult& r) {
   ojson j = SummaryHead(r);
   KindTallies kinds;
-  for (const Finding& f : r.findings) kinds.Add(f);
+  std::vector<std::vector<uint64_t>> seeds;  // by kind number
+  for (const Finding& f : r.findings) {
+    const size_t number = static_cast<size_t>(kinds.Add(f));
+    if (number == seeds.size()) seeds.emplace_back();
+    seeds[number].push_back(f.seed);
+  }
   j["kinds"] = kinds.Json();
+  const std::vector<int> order = kinds.Order();
+  for (size_t i = 0; i < order.size(); ++i) {
+    j["kinds"][i]["seeds"] = seeds[static_cast<size_t>(order[i])];
+  }
   ojson findings = ojson::array();
   for (const Finding& f : r.findings) findings.push_back(FindingJson(f));
   j["findings"] = findings;
@@ -608,14 +633,24 @@ ojson SummaryJson(const ExploreResult& r) {
 }
 
 SummaryWriter::SummaryWriter(std::string dir)
-    : dir_(std::move(dir)), spool_path_(dir_ + "/.summary-findings.part") {
+    : dir_(std::move(dir)),
+      spool_path_(dir_ + "/.summary-findings.part"),
+      seeds_path_(dir_ + "/.summary-seeds.part") {
   spool_ = std::fopen(spool_path_.c_str(), "w+");
   if (spool_ == nullptr) throw InputError("--out: cannot write " + spool_path_);
+  seeds_ = std::fopen(seeds_path_.c_str(), "w+b");
+  if (seeds_ == nullptr) {
+    std::fclose(spool_);
+    std::remove(spool_path_.c_str());
+    throw InputError("--out: cannot write " + seeds_path_);
+  }
 }
 
 SummaryWriter::~SummaryWriter() {
-  if (spool_ != nullptr) std::fclose(spool_);
+  std::fclose(spool_);
   std::remove(spool_path_.c_str());
+  std::fclose(seeds_);
+  std::remove(seeds_path_.c_str());
 }
 
 namespace {
@@ -625,11 +660,20 @@ void WriteWhole(const std::string& path, const std::string& text) {
   if (out != nullptr && std::fclose(out) != 0) throw InputError("--out: cannot write " + path);
   if (!ok) throw InputError("--out: cannot write " + path);
 }
+
+// A finding's record in the seeds spool.
+struct SeedRecord {
+  uint64_t seed;
+  uint64_t kind;  // KindTallies' number
+};
 }  // namespace
 
 void SummaryWriter::Add(const Finding& f, const std::string& text) {
   WriteWhole(dir_ + "/" + f.file, text);
-  kinds_.Add(f);
+  const SeedRecord record{f.seed, static_cast<uint64_t>(kinds_.Add(f))};
+  if (std::fwrite(&record, sizeof record, 1, seeds_) != 1) {
+    throw InputError("--out: cannot write " + seeds_path_);
+  }
   // As nlohmann's dump(2) lays out an element of an array two levels down.
   std::string entry = FindingJson(f).dump(2);
   std::string indented = (count_ == 0 ? "" : ",\n") + std::string("    ");
@@ -657,7 +701,44 @@ void SummaryWriter::Finish(const ExploreResult& result) {
   const std::string path = dir_ + "/summary.json";
   std::FILE* out = std::fopen(path.c_str(), "w");
   if (out == nullptr) throw InputError("--out: cannot write " + path);
-  bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  bool ok = true;
+  auto write = [&](std::string_view part) {
+    ok = ok && std::fwrite(part.data(), 1, part.size(), out) == part.size();
+  };
+  // Each kind's "seeds": [] (Json() leaves them empty, in Order()) gets its
+  // seeds from the spool, in seed order, as dump(2) lays out an array three
+  // levels down. The spool is read once a kind: a sweep's kinds are few,
+  // and its findings need not fit in memory.
+  constexpr std::string_view kEmptySeeds = "\"seeds\": []";
+  size_t from = 0;
+  for (const int number : kinds_.Order()) {
+    const size_t empty = text.find(kEmptySeeds, from);
+    if (empty == std::string::npos) {
+      std::fclose(out);
+      throw HarnessError(path + ": a kind without its seeds");
+    }
+    const size_t bracket = empty + kEmptySeeds.size() - 1;  // the ']'
+    write(std::string_view(text).substr(from, bracket - from));
+    std::rewind(seeds_);
+    SeedRecord records[4096];
+    bool first = true;
+    size_t n;
+    while ((n = std::fread(records, sizeof records[0], std::size(records), seeds_)) > 0) {
+      for (size_t i = 0; i < n; ++i) {
+        if (records[i].kind != static_cast<uint64_t>(number)) continue;
+        write(first ? "\n        " : ",\n        ");
+        write(std::to_string(records[i].seed));
+        first = false;
+      }
+    }
+    if (std::ferror(seeds_)) {
+      std::fclose(out);
+      throw InputError("--out: cannot read " + seeds_path_);
+    }
+    write("\n      ");
+    from = bracket;
+  }
+  write(std::string_view(text).substr(from));
   if (count_ == 0) {
     ok = ok && std::fputs("[]", out) >= 0;
   } else {

@@ -34,6 +34,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -165,21 +166,28 @@ ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs
                          const FindingSink& sink = {});
 
 // The kinds of a sweep's findings, tallied as they come: per kind its
-// count, its shortest finding and its seeds. Memory: the kinds, and a seed
-// per finding.
+// count and its shortest finding. Memory: the kinds, not the findings (a
+// kind's seeds are its caller's to keep: SummaryWriter spools them).
 class KindTallies {
  public:
-  void Add(const Finding& f);
-  // summary.json's "kinds": most frequent first, then by name.
+  // Returns the number of f's kind: 0, 1, ... in the order kinds first come.
+  int Add(const Finding& f);
+  // summary.json's "kinds": most frequent first, then by name, each with an
+  // empty "seeds" (its last member) for the caller to fill in.
   nlohmann::ordered_json Json() const;
+  // The kinds' numbers, in Json()'s order.
+  std::vector<int> Order() const;
 
  private:
   struct Tally {
+    int number = 0;
     std::vector<std::string> violations;
     std::vector<std::string> faults;
     Finding shortest;  // without its text
-    std::vector<uint64_t> seeds;
+    int64_t count = 0;
   };
+  // Most frequent first, then by name.
+  std::vector<std::pair<const std::string*, const Tally*>> Sorted() const;
   std::map<std::string, Tally> by_kind_;
 };
 
@@ -190,9 +198,10 @@ nlohmann::ordered_json SummaryJson(const ExploreResult& result);
 
 // Writes a sweep's output as its findings come (in seed order): each
 // finding's scenario file at once, and summary.json at the end, with the
-// findings' entries kept in a spool file of DIR meanwhile, so that memory
-// does not grow with the number of findings. The same bytes as writing
-// SummaryJson of the whole result.
+// findings' entries and each kind's seeds kept in two spool files of DIR
+// meanwhile, so that memory does not grow with the number of findings
+// (only with the number of kinds). The same bytes as writing SummaryJson
+// of the whole result.
 class SummaryWriter {
  public:
   // `dir` and dir/findings exist.
@@ -213,6 +222,9 @@ class SummaryWriter {
   std::string dir_;
   std::string spool_path_;
   std::FILE* spool_ = nullptr;
+  // A record per finding: its seed and its kind's number (KindTallies).
+  std::string seeds_path_;
+  std::FILE* seeds_ = nullptr;
   KindTallies kinds_;
   int64_t count_ = 0;
 };

@@ -399,6 +399,11 @@ TEST(Explore, TheStreamingSummaryIsTheWholeSummaryByteForByte) {
   plan.count = 40;
   const ExploreResult r = RunExplore(spec, plan, 2, nullptr, nullptr);
   ASSERT_GT(r.findings.size(), 1u);
+  // Several kinds, each with several seeds, so that each kind's seeds
+  // (spooled, not kept) are seen to come back under the right kind.
+  const nlohmann::ordered_json kinds = SummaryJson(r)["kinds"];
+  ASSERT_GT(kinds.size(), 1u);
+  EXPECT_GT(kinds[0]["seeds"].size(), 1u);
   const TempDir tmp("locksim-summary-writer");  // removed however the test ends
   const std::string dir = tmp.path;
   std::filesystem::create_directories(dir + "/findings");
@@ -414,6 +419,7 @@ TEST(Explore, TheStreamingSummaryIsTheWholeSummaryByteForByte) {
   const std::string text((std::istreambuf_iterator<char>(finding)), std::istreambuf_iterator<char>());
   EXPECT_EQ(text, r.findings[0].text);
   EXPECT_FALSE(std::filesystem::exists(dir + "/.summary-findings.part"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/.summary-seeds.part"));
   // No finding: "findings": [] as nlohmann writes an empty array.
   ExploreResult none = r;
   none.findings.clear();
