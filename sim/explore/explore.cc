@@ -6,6 +6,7 @@
 #include <exception>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -585,9 +586,9 @@ std::vector<std::pair<const std::string*, const KindTallies::Tally*>> KindTallie
   return kinds;
 }
 
-std::vector<int> KindTallies::Order() const {
-  std::vector<int> order;
-  for (const auto& [kind, t] : Sorted()) order.push_back(t->number);
+std::vector<KindTallies::Ref> KindTallies::Order() const {
+  std::vector<Ref> order;
+  for (const auto& [kind, t] : Sorted()) order.push_back({t->number, t->count});
   return order;
 }
 
@@ -622,9 +623,9 @@ ojson SummaryJson(const ExploreResult& r) {
     seeds[number].push_back(f.seed);
   }
   j["kinds"] = kinds.Json();
-  const std::vector<int> order = kinds.Order();
+  const std::vector<KindTallies::Ref> order = kinds.Order();
   for (size_t i = 0; i < order.size(); ++i) {
-    j["kinds"][i]["seeds"] = seeds[static_cast<size_t>(order[i])];
+    j["kinds"][i]["seeds"] = seeds[static_cast<size_t>(order[i].number)];
   }
   ojson findings = ojson::array();
   for (const Finding& f : r.findings) findings.push_back(FindingJson(f));
@@ -698,8 +699,14 @@ void SummaryWriter::Finish(const ExploreResult& result) {
   const size_t brackets = text.rfind("[]");
   std::string tail = text.substr(brackets + 2) + "\n";
   text.resize(brackets);
+  // What the spools hold must be on disk before they are read back (a
+  // write that fails at the flush is seen here, not lost by a rewind).
+  if (std::fflush(seeds_) != 0) throw InputError("--out: cannot write " + seeds_path_);
+  if (std::fflush(spool_) != 0) throw InputError("--out: cannot write " + spool_path_);
   const std::string path = dir_ + "/summary.json";
-  std::FILE* out = std::fopen(path.c_str(), "w");
+  // Closed on every way out; at the end by hand, to see that it closed.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "w"), &std::fclose);
+  std::FILE* out = file.get();
   if (out == nullptr) throw InputError("--out: cannot write " + path);
   bool ok = true;
   auto write = [&](std::string_view part) {
@@ -711,29 +718,27 @@ void SummaryWriter::Finish(const ExploreResult& result) {
   // and its findings need not fit in memory.
   constexpr std::string_view kEmptySeeds = "\"seeds\": []";
   size_t from = 0;
-  for (const int number : kinds_.Order()) {
+  for (const KindTallies::Ref& kind : kinds_.Order()) {
     const size_t empty = text.find(kEmptySeeds, from);
-    if (empty == std::string::npos) {
-      std::fclose(out);
-      throw HarnessError(path + ": a kind without its seeds");
-    }
+    if (empty == std::string::npos) throw HarnessError(path + ": a kind without its seeds");
     const size_t bracket = empty + kEmptySeeds.size() - 1;  // the ']'
     write(std::string_view(text).substr(from, bracket - from));
     std::rewind(seeds_);
     SeedRecord records[4096];
-    bool first = true;
+    int64_t seeds = 0;
     size_t n;
     while ((n = std::fread(records, sizeof records[0], std::size(records), seeds_)) > 0) {
       for (size_t i = 0; i < n; ++i) {
-        if (records[i].kind != static_cast<uint64_t>(number)) continue;
-        write(first ? "\n        " : ",\n        ");
+        if (records[i].kind != static_cast<uint64_t>(kind.number)) continue;
+        write(seeds == 0 ? "\n        " : ",\n        ");
         write(std::to_string(records[i].seed));
-        first = false;
+        ++seeds;
       }
     }
-    if (std::ferror(seeds_)) {
-      std::fclose(out);
-      throw InputError("--out: cannot read " + seeds_path_);
+    if (std::ferror(seeds_)) throw InputError("--out: cannot read " + seeds_path_);
+    if (seeds != kind.count) {
+      throw HarnessError(seeds_path_ + ": " + std::to_string(seeds) + " seed(s) of a kind of " +
+                         std::to_string(kind.count) + " finding(s)");
     }
     write("\n      ");
     from = bracket;
@@ -749,10 +754,12 @@ void SummaryWriter::Finish(const ExploreResult& result) {
     while ((n = std::fread(buf, 1, sizeof buf, spool_)) > 0) {
       ok = ok && std::fwrite(buf, 1, n, out) == n;
     }
+    if (std::ferror(spool_)) throw InputError("--out: cannot read " + spool_path_);
     ok = ok && std::fputs("\n  ]", out) >= 0;
   }
   ok = ok && std::fwrite(tail.data(), 1, tail.size(), out) == tail.size();
-  if (std::fclose(out) != 0 || !ok) throw InputError("--out: cannot write " + path);
+  const bool closed = std::fclose(file.release()) == 0;
+  if (!ok || !closed) throw InputError("--out: cannot write " + path);
 }
 
 ExploreResult ParseSummary(const std::string& text, const std::string& file) {

@@ -175,8 +175,12 @@ class KindTallies {
   // summary.json's "kinds": most frequent first, then by name, each with an
   // empty "seeds" (its last member) for the caller to fill in.
   nlohmann::ordered_json Json() const;
-  // The kinds' numbers, in Json()'s order.
-  std::vector<int> Order() const;
+  // The kinds' numbers and counts, in Json()'s order.
+  struct Ref {
+    int number;
+    int64_t count;
+  };
+  std::vector<Ref> Order() const;
 
  private:
   struct Tally {

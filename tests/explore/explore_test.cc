@@ -404,6 +404,15 @@ TEST(Explore, TheStreamingSummaryIsTheWholeSummaryByteForByte) {
   const nlohmann::ordered_json kinds = SummaryJson(r)["kinds"];
   ASSERT_GT(kinds.size(), 1u);
   EXPECT_GT(kinds[0]["seeds"].size(), 1u);
+  // Each kind lists exactly the seeds of its findings, as many as its count.
+  for (const auto& kind : kinds) {
+    std::vector<uint64_t> expected;
+    for (const Finding& f : r.findings) {
+      if (f.kind == kind["kind"].get<std::string>()) expected.push_back(f.seed);
+    }
+    EXPECT_EQ(kind["seeds"].get<std::vector<uint64_t>>(), expected) << kind["kind"];
+    EXPECT_EQ(kind["count"].get<size_t>(), expected.size()) << kind["kind"];
+  }
   const TempDir tmp("locksim-summary-writer");  // removed however the test ends
   const std::string dir = tmp.path;
   std::filesystem::create_directories(dir + "/findings");
