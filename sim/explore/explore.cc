@@ -745,19 +745,17 @@ void SummaryWriter::Finish(const ExploreResult& result) {
   }
   write(std::string_view(text).substr(from));
   if (count_ == 0) {
-    ok = ok && std::fputs("[]", out) >= 0;
+    write("[]");
   } else {
-    ok = ok && std::fputs("[\n", out) >= 0;
+    write("[\n");
     std::rewind(spool_);
     char buf[1 << 16];
     size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, spool_)) > 0) {
-      ok = ok && std::fwrite(buf, 1, n, out) == n;
-    }
+    while ((n = std::fread(buf, 1, sizeof buf, spool_)) > 0) write(std::string_view(buf, n));
     if (std::ferror(spool_)) throw InputError("--out: cannot read " + spool_path_);
-    ok = ok && std::fputs("\n  ]", out) >= 0;
+    write("\n  ]");
   }
-  ok = ok && std::fwrite(tail.data(), 1, tail.size(), out) == tail.size();
+  write(tail);
   const bool closed = std::fclose(file.release()) == 0;
   if (!ok || !closed) throw InputError("--out: cannot write " + path);
 }
