@@ -99,7 +99,7 @@ double ExploreSeedsPerSecond(const std::string& algorithm, const std::string& fa
   plan.count = seeds;
   const auto start = std::chrono::steady_clock::now();
   // Findings go to a sink that drops them, as explore's writer keeps none.
-  RunExplore(spec, plan, jobs, nullptr, nullptr, [](Finding&&) {});
+  RunExplore(spec, plan, jobs, nullptr, nullptr, FindingSink{nullptr, [](Finding&&) {}});
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return static_cast<double>(seeds) / wall;
 }

@@ -192,7 +192,9 @@ int ExploreCommand(const std::vector<std::string>& args) {
   std::optional<double> first_violation;
   uint64_t first_seed_found = 0;
   // Each finding is written as it comes, so memory stays flat however
-  // long the sweep.
+  // long the sweep: its file at once, by the worker that found it (not
+  // while the other workers wait for their lock: a file's creation is
+  // dear on some disks), its entry in summary.json in seed order.
   SummaryWriter writer(dir.string());
   const ExploreResult result = RunExplore(
       spec, plan, n_jobs, [&] { return std::chrono::steady_clock::now() < deadline; },
@@ -203,7 +205,8 @@ int ExploreCommand(const std::vector<std::string>& args) {
         }
         ShowProgress(progress, p, shard_total, limit);
       },
-      [&](Finding&& f) { writer.Add(f, f.text); });
+      FindingSink{[&](const Finding& f) { writer.WriteFile(f, f.text); },
+                  [&](Finding&& f) { writer.Record(f); }});
   progress.Clear();
   writer.Finish(result);
 

@@ -447,8 +447,8 @@ ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs
          it = waiting.erase(it), ++handed) {
       if (!it->second) continue;
       ++result.violating;
-      if (sink) {
-        sink(std::move(*it->second));
+      if (sink.in_order) {
+        sink.in_order(std::move(*it->second));
       } else {
         result.findings.push_back(std::move(*it->second));
       }
@@ -476,7 +476,8 @@ ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs
                                    ": to replay it alone, give --first-seed " +
                                    std::to_string(seed) + " --seeds 1 instead of the seed options");
         found = ExploreSeed(spec, seed, &note, script_states.get());
-      } catch (...) {
+        if (found && sink.at_once) sink.at_once(*found);
+      } catch (...) {  // the seed, or the sink's at_once
         std::lock_guard<std::mutex> lock(mu);
         if (!error) error = std::current_exception();
         stop = true;
@@ -669,8 +670,16 @@ struct SeedRecord {
 };
 }  // namespace
 
-void SummaryWriter::Add(const Finding& f, const std::string& text) {
+void SummaryWriter::WriteFile(const Finding& f, const std::string& text) const {
   WriteWhole(dir_ + "/" + f.file, text);
+}
+
+void SummaryWriter::Add(const Finding& f, const std::string& text) {
+  WriteFile(f, text);
+  Record(f);
+}
+
+void SummaryWriter::Record(const Finding& f) {
   const SeedRecord record{f.seed, static_cast<uint64_t>(kinds_.Add(f))};
   if (std::fwrite(&record, sizeof record, 1, seeds_) != 1) {
     throw InputError("--out: cannot write " + seeds_path_);

@@ -138,7 +138,8 @@ struct ExploreResult {
   int64_t violating = 0;  // seeds with a violation
   int64_t unrunnable = 0;   // real: seeds the backend could not run (SeedNote)
   int64_t unconfirmed = 0;  // real: violations not kept (SeedNote)
-  // By seed; empty when RunExplore handed them to a FindingSink instead.
+  // By seed; empty when RunExplore handed them to a FindingSink's
+  // `in_order` instead.
   std::vector<Finding> findings;
 };
 
@@ -155,11 +156,20 @@ struct ExploreProgress {
 // each seed. Findings are sorted by seed: the result does not depend on
 // `jobs`.
 //
-// With a `sink`, each finding goes to it as soon as every lower seed is
-// done (so in seed order, whatever `jobs` is) and is not kept: memory stays
-// flat however many seeds a sweep runs (a sink writes it out, see
-// SummaryWriter).
-using FindingSink = std::function<void(Finding&&)>;
+// With a sink's `in_order`, each finding goes to it as soon as every lower
+// seed is done (so in seed order, whatever `jobs` is) and is not kept:
+// memory stays flat however many seeds a sweep runs (a sink writes it out,
+// see SummaryWriter).
+struct FindingSink {
+  // Called on the worker's own thread as soon as its seed's finding is
+  // known, outside the workers' lock: several workers may be in it at once,
+  // and seeds come in any order. For the work that does not depend on the
+  // order (a finding's own file), which a worker would otherwise do while
+  // the others wait for the lock.
+  std::function<void(const Finding&)> at_once;
+  // Called under the lock, in seed order, after `at_once`.
+  std::function<void(Finding&&)> in_order;
+};
 ExploreResult RunExplore(const ExploreSpec& spec, const SeedPlan& plan, int jobs,
                          const std::function<bool()>& keep_going,
                          const std::function<void(const ExploreProgress&)>& progress,
@@ -214,9 +224,15 @@ class SummaryWriter {
   SummaryWriter(const SummaryWriter&) = delete;
   SummaryWriter& operator=(const SummaryWriter&) = delete;
 
-  // `text`: the finding's scenario file. Throws InputError naming a file
-  // that cannot be written.
+  // Writes the finding's scenario file (`text`) and records it: WriteFile,
+  // then Record. Throws InputError naming a file that cannot be written.
   void Add(const Finding& f, const std::string& text);
+  // The finding's scenario file alone. It touches nothing but that file, so
+  // several threads may write their findings' files at once.
+  void WriteFile(const Finding& f, const std::string& text) const;
+  // The finding in summary.json (its entry, its kind's tally and seed),
+  // without its file: in seed order, one thread at a time.
+  void Record(const Finding& f);
   // Writes summary.json for `result` (its spec, plan, range and runs).
   void Finish(const ExploreResult& result);
   const KindTallies& kinds() const { return kinds_; }

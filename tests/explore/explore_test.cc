@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <set>
 #include <ostream>
 #include <string>
@@ -372,18 +373,34 @@ namespace locksim {
 namespace {
 
 // With a sink, findings arrive in seed order whatever the number of
-// workers, and the result keeps none of them (memory stays flat).
+// workers, and the result keeps none of them (memory stays flat). Each
+// first reaches the sink's at_once, on its worker's thread, before its turn
+// in order.
 TEST(Explore, ASinkGetsTheFindingsInSeedOrderAndTheResultKeepsNone) {
   const ExploreSpec spec = MakeExploreSpec("set-nx-px-del", ParseFaultClasses("pause", "--faults"));
   SeedPlan plan;
   plan.count = 60;
   std::vector<uint64_t> seeds;
-  const ExploreResult r = RunExplore(spec, plan, 2, nullptr, nullptr,
-                                     [&](Finding&& f) { seeds.push_back(f.seed); });
+  std::mutex mu;  // at_once is called from both workers
+  std::set<uint64_t> at_once;
+  bool at_once_first = true;
+  const ExploreResult r = RunExplore(
+      spec, plan, 2, nullptr, nullptr,
+      FindingSink{[&](const Finding& f) {
+                    const std::lock_guard<std::mutex> lock(mu);
+                    at_once.insert(f.seed);
+                  },
+                  [&](Finding&& f) {
+                    const std::lock_guard<std::mutex> lock(mu);
+                    at_once_first = at_once_first && at_once.contains(f.seed);
+                    seeds.push_back(f.seed);
+                  }});
   EXPECT_TRUE(r.findings.empty());
   ASSERT_FALSE(seeds.empty());
   EXPECT_EQ(r.violating, static_cast<int64_t>(seeds.size()));
   EXPECT_TRUE(std::is_sorted(seeds.begin(), seeds.end()));
+  EXPECT_TRUE(at_once_first);
+  EXPECT_EQ(std::vector<uint64_t>(at_once.begin(), at_once.end()), seeds);
   // The same seeds as a run that keeps them.
   const ExploreResult kept = RunExplore(spec, plan, 1, nullptr, nullptr);
   std::vector<uint64_t> kept_seeds;
