@@ -97,45 +97,6 @@ bool CanCause(std::string_view name, const std::string& event) {
   return false;
 }
 
-// Whether a command can cause one of keyspace events `events`: CanCause,
-// but an EVAL is judged by its script. A script whose every redis.call and
-// redis.pcall names its command as a literal can cause only what those
-// commands cause; the test is by substring, so it errs towards "can" (a
-// compare-and-delete, which calls only GET and DEL, cannot cause a set).
-bool CanCauseAny(const Command& cmd, const std::vector<std::string>& events) {
-  if (!CommandNameIs(cmd[0], "EVAL") || cmd.size() < 2) {
-    return std::any_of(events.begin(), events.end(),
-                       [&](const std::string& e) { return CanCause(cmd[0], e); });
-  }
-  std::string script = cmd[1];
-  std::transform(script.begin(), script.end(), script.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  // Every `.call` and `.pcall` (redis., server., or a local alias) must be
-  // a call whose first argument is a quoted name.
-  for (std::string_view call : {".call", ".pcall"}) {
-    for (size_t at = script.find(call); at != std::string::npos; at = script.find(call, at + 1)) {
-      size_t next = script.find_first_not_of(" \t\r\n", at + call.size());
-      if (next == std::string::npos || script[next] != '(') return true;
-      next = script.find_first_not_of(" \t\r\n", next + 1);
-      if (next == std::string::npos || (script[next] != '"' && script[next] != '\'')) return true;
-    }
-  }
-  auto has = [&](std::string_view part) { return script.find(part) != std::string::npos; };
-  if (has("rename") || has("move") || has("copy") || has("restore") || has("flush") ||
-      has("swapdb") || has("sort") || has("bitop")) {
-    return true;
-  }
-  return std::any_of(events.begin(), events.end(), [&](const std::string& event) {
-    if (has(event)) return true;
-    if (event == "expire" || event == "persist") return has("set");  // SET ... PX, GETSET
-    if (event == "del") return has("unlink");
-    if (event == "incrby" || event == "decrby" || event == "hincrby") {
-      return has("incr") || has("decr");
-    }
-    return false;
-  });
-}
-
 // Whether `r`, the answer to `cmd`, says that the command changed nothing
 // (Redis's documented replies): a SET without GET answered nil (NX or XX
 // found the key otherwise), a GETDEL answered nil, a SETNX, DEL, EXPIRE or
@@ -186,6 +147,62 @@ std::string RawValue(const KeyState& s) {
 }
 
 }  // namespace
+
+// Whether a command can cause one of keyspace events `events`: CanCause,
+// but an EVAL is judged by its script. A script whose every redis.call and
+// redis.pcall names its command as a literal can cause only what those
+// commands cause; the test is by substring, so it errs towards "can" (a
+// compare-and-delete, which calls only GET and DEL, cannot cause a set).
+bool RealWorld::CanCauseAny(const Command& cmd, const std::vector<std::string>& events) {
+  if (!CommandNameIs(cmd[0], "EVAL") || cmd.size() < 2) {
+    return std::any_of(events.begin(), events.end(),
+                       [&](const std::string& e) { return CanCause(cmd[0], e); });
+  }
+  const ScriptReading& script = ReadScript(cmd[1]);
+  if (script.anything) return true;
+  auto has = [&](std::string_view part) { return script.lower.find(part) != std::string::npos; };
+  return std::any_of(events.begin(), events.end(), [&](const std::string& event) {
+    if (has(event)) return true;
+    if (event == "expire" || event == "persist") return has("set");  // SET ... PX, GETSET
+    if (event == "del") return has("unlink");
+    if (event == "incrby" || event == "decrby" || event == "hincrby") {
+      return has("incr") || has("decr");
+    }
+    return false;
+  });
+}
+
+const RealWorld::ScriptReading& RealWorld::ReadScript(const std::string& text) {
+  if (auto it = script_readings_.find(text); it != script_readings_.end()) return it->second;
+  // A run whose scripts all differ (a value written into each) keeps no
+  // more than this many.
+  if (script_readings_.size() >= 256) script_readings_.clear();
+  ScriptReading r;
+  r.lower = text;
+  std::string& script = r.lower;
+  std::transform(script.begin(), script.end(), script.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  auto has = [&](std::string_view part) { return script.find(part) != std::string::npos; };
+  // Every `.call` and `.pcall` (redis., server., or a local alias) must be
+  // a call whose first argument is a quoted name.
+  auto literal_calls = [&] {
+    for (std::string_view call : {".call", ".pcall"}) {
+      for (size_t at = script.find(call); at != std::string::npos;
+           at = script.find(call, at + 1)) {
+        size_t next = script.find_first_not_of(" \t\r\n", at + call.size());
+        if (next == std::string::npos || script[next] != '(') return false;
+        next = script.find_first_not_of(" \t\r\n", next + 1);
+        if (next == std::string::npos || (script[next] != '"' && script[next] != '\'')) {
+          return false;
+        }
+      }
+    }
+    return true;
+  };
+  r.anything = !literal_calls() || has("rename") || has("move") || has("copy") ||
+               has("restore") || has("flush") || has("swapdb") || has("sort") || has("bitop");
+  return script_readings_.emplace(text, std::move(r)).first->second;
+}
 
 // What the subscription callback needs: the world and the node.
 struct KeyWatch {

@@ -190,6 +190,14 @@ class RealWorld : public World, public AdapterHost {
   int Writer(const Snapshot& s, const std::string& value, bool absent, Nanos read_at);
   int RecentWriter(const Snapshot& s, const std::string& value, bool absent);
   int LateWriter(const Snapshot& s, const std::string& value, bool absent, Nanos read_at);
+  // Whether `cmd` can cause one of keyspace events `events` (an EVAL
+  // judged by its script, read once: ReadScript).
+  bool CanCauseAny(const Command& cmd, const std::vector<std::string>& events);
+  struct ScriptReading {
+    std::string lower;      // the script in lower case
+    bool anything = false;  // it can cause any event
+  };
+  const ScriptReading& ReadScript(const std::string& script);
   // For Writer and Match: in the order they were sent, those answered
   // within `window` of s.at, in flight, or given up on and not retired.
   std::vector<Flight*> RecentFlights(const Snapshot& s, Nanos window);
@@ -268,6 +276,10 @@ class RealWorld : public World, public AdapterHost {
   std::map<uint64_t, Snapshot> snaps_out_;
   uint64_t last_reading_ = 0;
   std::deque<Unrecorded> unrecorded_;
+  // ReadScript's readings, by script: a lock sends the same few scripts all
+  // run long, and lowering and searching one again at every event was a
+  // tenth of the harness's instructions (callgrind of real-cycles).
+  std::unordered_map<std::string, ScriptReading> script_readings_;
   // id -> a client's command that changes may be put down to: those not
   // answered yet (open_flights_) and those answered in the last second
   // (answered_, in the order of their answers, so by time), which a reading
