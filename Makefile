@@ -3,7 +3,7 @@
 #               ends by writing the comparison report and printing its path
 #   make test   installs what is missing (Chromium too, for the report's
 #               end-to-end test), builds, runs every test (ctest)
-#   make bench  the benchmarks of issue 9 and their goals (not run by CI)
+#   make bench  the benchmarks of issue 9 and their goals (timed by hand, not by CI)
 #   make fuzz   the libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (or FUZZ_RUNS inputs) each
 BUILD ?= build
 JOBS ?= 2
