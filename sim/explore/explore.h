@@ -210,8 +210,9 @@ class KindTallies {
 // name their shard; nothing depends on wall time or --jobs.
 nlohmann::ordered_json SummaryJson(const ExploreResult& result);
 
-// Writes a sweep's output as its findings come (in seed order): each
-// finding's scenario file at once, and summary.json at the end, with the
+// Writes a sweep's output as its findings come: each finding's scenario
+// file (WriteFile: in any order, from any thread), its entry (Record: in
+// seed order, one thread at a time), and summary.json at the end, with the
 // findings' entries and each kind's seeds kept in two spool files of DIR
 // meanwhile, so that memory does not grow with the number of findings
 // (only with the number of kinds). The same bytes as writing SummaryJson
