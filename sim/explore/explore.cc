@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 
 #include "lockimpls/lock.h"
 #include "reports/run_json.h"
@@ -578,24 +579,15 @@ int KindTallies::Add(const Finding& f) {
   return t.number;
 }
 
-std::vector<std::pair<const std::string*, const KindTallies::Tally*>> KindTallies::Sorted() const {
+ojson KindTallies::Json(std::vector<Ref>* order) const {
   std::vector<std::pair<const std::string*, const Tally*>> kinds;
   for (const auto& [kind, tally] : by_kind_) kinds.emplace_back(&kind, &tally);
   std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) {
     return a.second->count > b.second->count;
   });
-  return kinds;
-}
-
-std::vector<KindTallies::Ref> KindTallies::Order() const {
-  std::vector<Ref> order;
-  for (const auto& [kind, t] : Sorted()) order.push_back({t->number, t->count});
-  return order;
-}
-
-ojson KindTallies::Json() const {
   ojson out = ojson::array();
-  for (const auto& [kind, t] : Sorted()) {
+  for (const auto& [kind, t] : kinds) {
+    if (order != nullptr) order->push_back({t->number, t->count});
     const Finding& shortest = t->shortest;
     ojson k;
     k["kind"] = *kind;
@@ -623,8 +615,8 @@ ojson SummaryJson(const ExploreResult& r) {
     if (number == seeds.size()) seeds.emplace_back();
     seeds[number].push_back(f.seed);
   }
-  j["kinds"] = kinds.Json();
-  const std::vector<KindTallies::Ref> order = kinds.Order();
+  std::vector<KindTallies::Ref> order;
+  j["kinds"] = kinds.Json(&order);
   for (size_t i = 0; i < order.size(); ++i) {
     j["kinds"][i]["seeds"] = seeds[static_cast<size_t>(order[i].number)];
   }
@@ -701,7 +693,8 @@ void SummaryWriter::Finish(const ExploreResult& result) {
   ExploreResult head = result;
   head.violating = count_;
   ojson j = SummaryHead(head);
-  j["kinds"] = kinds_.Json();
+  std::vector<KindTallies::Ref> order;
+  j["kinds"] = kinds_.Json(&order);
   j["findings"] = ojson::array();
   std::string text = j.dump(2);
   // It ends with `"findings": []\n}`: the entries go between the brackets.
@@ -714,20 +707,21 @@ void SummaryWriter::Finish(const ExploreResult& result) {
   if (std::fflush(spool_) != 0) throw InputError("--out: cannot write " + spool_path_);
   const std::string path = dir_ + "/summary.json";
   // Closed on every way out; at the end by hand, to see that it closed.
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "w"), &std::fclose);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(
+      std::fopen(path.c_str(), "w"), [](std::FILE* f) { return std::fclose(f); });
   std::FILE* out = file.get();
   if (out == nullptr) throw InputError("--out: cannot write " + path);
   bool ok = true;
   auto write = [&](std::string_view part) {
     ok = ok && std::fwrite(part.data(), 1, part.size(), out) == part.size();
   };
-  // Each kind's "seeds": [] (Json() leaves them empty, in Order()) gets its
+  // Each kind's "seeds": [] (Json() leaves them empty, in `order`) gets its
   // seeds from the spool, in seed order, as dump(2) lays out an array three
   // levels down. The spool is read once a kind: a sweep's kinds are few,
   // and its findings need not fit in memory.
   constexpr std::string_view kEmptySeeds = "\"seeds\": []";
   size_t from = 0;
-  for (const KindTallies::Ref& kind : kinds_.Order()) {
+  for (const KindTallies::Ref& kind : order) {
     const size_t empty = text.find(kEmptySeeds, from);
     if (empty == std::string::npos) throw HarnessError(path + ": a kind without its seeds");
     const size_t bracket = empty + kEmptySeeds.size() - 1;  // the ']'

@@ -34,7 +34,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -182,15 +181,15 @@ class KindTallies {
  public:
   // Returns the number of f's kind: 0, 1, ... in the order kinds first come.
   int Add(const Finding& f);
-  // summary.json's "kinds": most frequent first, then by name, each with an
-  // empty "seeds" (its last member) for the caller to fill in.
-  nlohmann::ordered_json Json() const;
-  // The kinds' numbers and counts, in Json()'s order.
+  // A kind's number and count.
   struct Ref {
     int number;
     int64_t count;
   };
-  std::vector<Ref> Order() const;
+  // summary.json's "kinds": most frequent first, then by name, each with an
+  // empty "seeds" (its last member) for the caller to fill in. With
+  // `order`, also each kind's number and count, in that order.
+  nlohmann::ordered_json Json(std::vector<Ref>* order = nullptr) const;
 
  private:
   struct Tally {
@@ -200,8 +199,6 @@ class KindTallies {
     Finding shortest;  // without its text
     int64_t count = 0;
   };
-  // Most frequent first, then by name.
-  std::vector<std::pair<const std::string*, const Tally*>> Sorted() const;
   std::map<std::string, Tally> by_kind_;
 };
 
