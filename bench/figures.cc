@@ -69,12 +69,13 @@ SweepTiming TimeSeedSweep(const std::string& scenario_path, int seeds) {
 }
 
 RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string& redis_server,
-                             bool record_states) {
+                             bool record_states, bool spin) {
   const Scenario scenario = LoadScenario(scenario_path);
   RunOptions options;
   options.backend = Backend::kReal;
   options.redis_server = redis_server;
   options.record_states = record_states;
+  if (!spin) options.reply_spin = Nanos{0};
   const RunResult r = RunScenario(scenario, options);
   Nanos first{-1}, last{0};
   int64_t cycles = 0;

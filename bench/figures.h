@@ -34,9 +34,11 @@ struct RealCycles {
   int64_t cycles = 0;
 };
 // `record_states` false: the lock key's states are not recorded (what the
-// recording costs, RunOptions::record_states).
+// recording costs, RunOptions::record_states). `spin` false: the harness
+// sleeps in ppoll() at once while a reply is due (RunOptions::reply_spin
+// 0: what the spin is worth).
 RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string& redis_server,
-                             bool record_states = true);
+                             bool record_states = true, bool spin = true);
 
 // Explore's throughput: seeds 1..seeds of `algorithm` under `faults`
 // (explore's fault classes, "pause,clock"), on `jobs` threads, in seeds

@@ -1,11 +1,13 @@
 #include "bench/peer.h"
 
 #include <hiredis/hiredis.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -129,6 +131,42 @@ double Peer::RequestsPerSecond(const std::vector<std::string>& command, int pipe
     return std::strtod(row.substr(a + 3, b - a - 3).c_str(), nullptr);
   }
   throw HarnessError("redis-benchmark printed no figure: " + line);
+}
+
+double Peer::PollingRequestsPerSecond(int requests) {
+  std::unique_ptr<redisContext, void (*)(redisContext*)> c(
+      redisConnect("127.0.0.1", port()), [](redisContext* ctx) { redisFree(ctx); });
+  if (c == nullptr || c->err) throw HarnessError("cannot connect to the peer redis-server");
+  // Connected blocking, then switched to non-blocking: a read with nothing
+  // to read returns at once (hiredis takes EAGAIN as "nothing yet").
+  const int flags = fcntl(c->fd, F_GETFL);
+  if (flags < 0 || fcntl(c->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+    throw HarnessError("cannot make the polling client's socket non-blocking");
+  }
+  c->flags &= ~REDIS_BLOCK;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < requests; ++i) {
+    redisAppendCommand(c.get(), "SET key:polling %d", i);
+    int written = 0;
+    while (!written) {
+      if (redisBufferWrite(c.get(), &written) != REDIS_OK) {
+        throw HarnessError(std::string("polling client: ") + c->errstr);
+      }
+    }
+    void* reply = nullptr;
+    while (reply == nullptr) {
+      if (redisBufferRead(c.get()) != REDIS_OK ||
+          redisGetReplyFromReader(c.get(), &reply) != REDIS_OK) {
+        throw HarnessError(std::string("polling client: ") + c->errstr);
+      }
+    }
+    freeReplyObject(reply);
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  commands_.push_back("(a hiredis client of bench/peer.cc that polls) SET -c 1 -n " +
+                      std::to_string(requests));
+  return requests / seconds;
 }
 
 std::string Peer::LoadScript(const std::string& body) {

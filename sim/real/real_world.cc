@@ -44,6 +44,7 @@ RealWorld::RealWorld(const WorldOptions& options)
     : World(options.seed, kVirtualEpoch),
       replication_lag_(options.replication_lag),
       direct_(options.direct_client_links),
+      reply_spin_(options.reply_spin),
       proxy_(options.seed) {
   // hiredis writes with plain write(): a command written to a server that
   // just died (or a connection Sentinel closed) must be an error reply, not
@@ -282,6 +283,7 @@ void RealWorld::WriteNow(Conn* c) {
   if (c->ac != nullptr && c->want_write && (c->ac->c.flags & REDIS_CONNECTED)) {
     redisAsyncHandleWrite(c->ac);
   }
+  last_sent_ = Elapsed();  // its reply is polled for, a while (AdvanceTo)
 }
 
 RealWorld::Address RealWorld::NodeAddress(int process, int node) {
@@ -348,11 +350,13 @@ void RealWorld::AdvanceTo(Nanos t) {
     const size_t most = conns_.size() + observers_.size() + watched_fds_.size() + 1;
     fds.reserve(most);
     owners.reserve(most);
+    bool reply_due = false;  // a command on one of the connections is unanswered
     auto add = [&](Conn* conn) {
       if (conn->ac == nullptr || !(conn->want_read || conn->want_write)) return;
       short events = (conn->want_read ? POLLIN : 0) | (conn->want_write ? POLLOUT : 0);
       fds.push_back(pollfd{conn->ac->c.fd, events, 0});
       owners.push_back(conn);
+      reply_due = reply_due || conn->ac->replies.head != nullptr;
     };
     for (auto& [key, conn] : conns_) add(conn.get());
     for (auto& [key, conn] : observers_) add(conn.get());
@@ -360,9 +364,20 @@ void RealWorld::AdvanceTo(Nanos t) {
     for (const auto& [fd, readable] : watched_fds_) fds.push_back(pollfd{fd, POLLIN, 0});
     if (!tapped_links_.empty()) fds.push_back(pollfd{proxy_.tapped_fd(), POLLIN, 0});
     // A state waiting for answers (RecordReady) is recorded by its deadline.
-    const Nanos wait = std::min(t, RecordDeadline()) - now_;
-    const int n = InterruptGuard::Poll(fds.data(), fds.size(), wait);
-    now_ = Elapsed();
+    const Nanos until = std::min(t, RecordDeadline());
+    // Shortly after a command went out, its reply is polled for without
+    // sleeping (WorldOptions::reply_spin): a thread woken from ppoll() on
+    // a virtual machine took longer to wake than the round trip took.
+    int n = 0;
+    const Nanos spin_until = std::min(until, last_sent_ + reply_spin_);
+    while (reply_due && n == 0 && now_ < spin_until) {
+      n = InterruptGuard::Poll(fds.data(), fds.size(), Nanos{0});
+      now_ = Elapsed();
+    }
+    if (n == 0) {
+      n = InterruptGuard::Poll(fds.data(), fds.size(), until - now_);
+      now_ = Elapsed();
+    }
     if (n <= 0) {
       RecordReady();
       continue;  // timeout (or EINTR): loop re-checks the clock

@@ -116,7 +116,8 @@ class RealWorld : public World, public AdapterHost {
     std::vector<int> members;
   };
   Conn* Connection(int client, int actor, int physical);
-  // Writes what hiredis has buffered for `c` now, if it is connected.
+  // Writes what hiredis has buffered for `c` now, if it is connected, and
+  // notes the time: its reply is polled for a while (AdvanceTo).
   void WriteNow(Conn* c);
   void Attach(Conn* c, redisAsyncContext* ac);
   // A third-party library's own commands and replies (an adapter's links
@@ -237,6 +238,8 @@ class RealWorld : public World, public AdapterHost {
   std::chrono::steady_clock::time_point start_;
   Nanos replication_lag_{0};
   bool direct_ = false;  // WorldOptions::direct_client_links
+  Nanos reply_spin_{0};  // WorldOptions::reply_spin
+  Nanos last_sent_{0};   // true time of the harness's last command (WriteNow)
   // Declared before the servers and connections, so destroyed after them.
   ProxyHub proxy_;
   std::map<std::pair<int, int>, int> links_;  // (process, physical) -> proxy link

@@ -213,6 +213,7 @@ WorldOptions ScenarioRun::MakeWorldOptions() const {
   w.rdb_interval = s.redis.rdb_interval;
   w.redis_server = options_.redis_server;
   w.script_states = options_.script_states;
+  if (options_.reply_spin) w.reply_spin = *options_.reply_spin;
   using Type = FaultSpec::Type;
   w.direct_client_links = std::none_of(s.faults.begin(), s.faults.end(), [](const FaultSpec& f) {
     return f.type == Type::kPartition || f.type == Type::kHeal || f.type == Type::kDelay ||

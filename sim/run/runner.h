@@ -55,6 +55,10 @@ struct RunOptions {
   // `make bench` turns it off, to measure what the recording costs a real
   // run (docs/performance.md): without it those checks see nothing.
   bool record_states = true;
+  // Real backend: how long the poll loop polls for a due reply without
+  // sleeping (WorldOptions::reply_spin); unset, the world's default. Only
+  // `make bench` sets it, to 0, to show what the spin is worth.
+  std::optional<Nanos> reply_spin;
   // The command that replays this run, for the message of a broken
   // simulator invariant. Empty: ReplayRunCommand's, right for a scenario
   // file; a generated scenario (explore's seeds and their shrinking) names

@@ -53,6 +53,12 @@ struct WorldOptions {
   // no fault on a link (partition, heal, delay, drop). Replication links
   // and a third-party client's (tapped) links always cross the proxy.
   bool direct_client_links = false;
+  // Real backend only: how long after the harness last sent a command its
+  // poll loop keeps polling without sleeping while a reply is due, before
+  // it sleeps in ppoll(). On a virtual machine, waking a thread that slept
+  // costs more than the round trip itself (docs/performance.md, "Waiting
+  // for a reply without sleeping"); 0 sleeps at once.
+  Nanos reply_spin = std::chrono::microseconds(200);
   // Real backend only: the binaries it starts.
   std::string redis_server = "redis-server";
   std::string redis_sentinel = "redis-sentinel";

@@ -1,5 +1,8 @@
 // The real world's clock: a run's time starts when its set-up has ended,
-// not when its servers were started.
+// not when its servers were started. And its waiting: what a state is put
+// down to when its event is read late, and a long wait spent asleep.
+#include <time.h>
+
 #include <gtest/gtest.h>
 #include <hiredis/hiredis.h>
 
@@ -100,6 +103,43 @@ TEST(RealWorldStates, AValueReadLongAfterItsWritersAnswerIsStillPutDownToIt) {
         << "put down to " << (op.subject >= 0 ? world->history().name(op.subject) : "nobody");
   }
   EXPECT_EQ(present, 1);
+}
+
+Task<void> GetAndNoteWhen(ProcessEnv* env, World* world, Nanos* answered) {
+  Command get = {"GET", "lock"};
+  co_await env->Call(0, std::move(get));
+  *answered = world->Now();
+}
+
+double ThreadCpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// The harness polls for a due reply without sleeping only shortly after it
+// sent a command (WorldOptions::reply_spin), then sleeps in ppoll(): a reply
+// that takes a second (redis0 busy with a script) costs the harness's
+// thread a sliver of that second's CPU, not all of it.
+TEST(RealWorldWait, AReplyThatTakesASecondIsWaitedForAsleep) {
+  std::unique_ptr<World> world = MakeWorld(Backend::kReal, WorldOptions{});
+  const int a = world->AddProcess("A");
+  const Connection busy = ConnectTo(*world, a);
+  ASSERT_TRUE(busy != nullptr && busy->err == 0);
+  ProcessEnv env(world.get(), a);
+  Nanos answered{-1};
+  world->At(Nanos{0}, a, [&] {
+    ASSERT_EQ(redisAppendCommand(busy.get(), "EVAL %s 0 %d", kSpin, 1'000'000), REDIS_OK);
+    for (int done = 0; done == 0;) ASSERT_EQ(redisBufferWrite(busy.get(), &done), REDIS_OK);
+  });
+  world->Spawn(a, 50ms, GetAndNoteWhen(&env, world.get(), &answered));
+  const double cpu_before = ThreadCpuSeconds();
+  world->Run(2s, /*until_deadline=*/true);
+  const double cpu = ThreadCpuSeconds() - cpu_before;
+  ASSERT_GE(answered, Nanos{500ms}) << "GET was answered at " << MillisText(answered)
+                                    << " ms, before the script let it run";
+  EXPECT_LT(cpu, 0.25) << "the harness's thread spent " << cpu
+                       << " s of CPU in a run of 2 s that mostly waited";
 }
 
 }  // namespace
