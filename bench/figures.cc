@@ -4,10 +4,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <ctime>
 
 #include <algorithm>
 #include <chrono>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "bench/synthetic_history.h"
@@ -68,8 +72,10 @@ SweepTiming TimeSeedSweep(const std::string& scenario_path, int seeds) {
   return t;
 }
 
-RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string& redis_server,
-                             bool record_states, bool spin) {
+namespace {
+
+RealCycles MeasureRealCyclesHere(const std::string& scenario_path, const std::string& redis_server,
+                                 bool record_states, bool spin) {
   const Scenario scenario = LoadScenario(scenario_path);
   RunOptions options;
   options.backend = Backend::kReal;
@@ -91,6 +97,64 @@ RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string
   out.cycles = cycles;
   out.cycles_per_second = static_cast<double>(cycles) / std::chrono::duration<double>(last - first).count();
   return out;
+}
+
+}  // namespace
+
+// Each run in a child process of its own, as each of redis-benchmark's
+// rounds is: on these virtual machines a real run's speed depended on what
+// its process had run before. Five Redlock runs in a row in one process
+// made 5.3 k cycles/s, then 3.4-3.8 k (2026-12-02); a fresh process, as
+// `locksim run` is, makes the first figure every time.
+RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string& redis_server,
+                             bool record_states, bool spin) {
+  int out[2];
+  if (pipe(out) != 0) throw HarnessError("pipe() failed");
+  const pid_t pid = fork();
+  if (pid < 0) throw HarnessError("fork() failed");
+  if (pid == 0) {
+    close(out[0]);
+    std::string line;
+    int code = 0;
+    try {
+      const RealCycles c = MeasureRealCyclesHere(scenario_path, redis_server, record_states, spin);
+      char rate[64];
+      std::snprintf(rate, sizeof rate, "%.17g", c.cycles_per_second);
+      line = std::to_string(c.cycles) + " " + rate;
+    } catch (const std::exception& e) {
+      line = e.what();
+      code = 1;
+    }
+    for (size_t done = 0; done < line.size();) {
+      const ssize_t w = write(out[1], line.data() + done, line.size() - done);
+      if (w <= 0) break;
+      done += static_cast<size_t>(w);
+    }
+    _exit(code);
+  }
+  close(out[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) != 0;) {
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    text.append(buf, static_cast<size_t>(n));
+  }
+  close(out[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    throw HarnessError(scenario_path + ": the run's child failed: " + text);
+  }
+  RealCycles r;
+  std::istringstream in(text);
+  if (!(in >> r.cycles >> r.cycles_per_second)) {
+    throw HarnessError(scenario_path + ": the run's child said: " + text);
+  }
+  return r;
 }
 
 double ExploreSeedsPerSecond(const std::string& algorithm, const std::string& faults,

@@ -1,13 +1,14 @@
 #include "bench/peer.h"
 
-#include <hiredis/hiredis.h>
 #include <fcntl.h>
+#include <hiredis/hiredis.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -133,39 +134,64 @@ double Peer::RequestsPerSecond(const std::vector<std::string>& command, int pipe
   throw HarnessError("redis-benchmark printed no figure: " + line);
 }
 
-double Peer::PollingRequestsPerSecond(int requests) {
+double Peer::PollingRequestsPerSecond(const std::vector<std::string>& command, int requests) {
   std::unique_ptr<redisContext, void (*)(redisContext*)> c(
       redisConnect("127.0.0.1", port()), [](redisContext* ctx) { redisFree(ctx); });
-  if (c == nullptr || c->err) throw HarnessError("cannot connect to the peer redis-server");
+  if (c == nullptr || c->err) {
+    throw HarnessError(std::string("polling client: cannot connect to the peer redis-server") +
+                       (c != nullptr ? std::string(": ") + c->errstr : ""));
+  }
   // Connected blocking, then switched to non-blocking: a read with nothing
   // to read returns at once (hiredis takes EAGAIN as "nothing yet").
   const int flags = fcntl(c->fd, F_GETFL);
   if (flags < 0 || fcntl(c->fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-    throw HarnessError("cannot make the polling client's socket non-blocking");
+    throw HarnessError("polling client: cannot make its socket non-blocking");
   }
   c->flags &= ~REDIS_BLOCK;
+  auto fail = [&](const std::string& what) {
+    throw HarnessError("polling client: " + what + (c->err ? std::string(": ") + c->errstr : ""));
+  };
   const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::minutes(1);
+  std::vector<std::string> args = command;
+  std::vector<const char*> argv(args.size());
+  std::vector<size_t> lens(args.size());
   for (int i = 0; i < requests; ++i) {
-    redisAppendCommand(c.get(), "SET key:polling %d", i);
-    int written = 0;
-    while (!written) {
-      if (redisBufferWrite(c.get(), &written) != REDIS_OK) {
-        throw HarnessError(std::string("polling client: ") + c->errstr);
-      }
+    char key[16];
+    std::snprintf(key, sizeof key, "%012d", i % 1000);
+    for (size_t a = 0; a < args.size(); ++a) {
+      args[a] = command[a];
+      const size_t at = args[a].find("__rand_int__");
+      if (at != std::string::npos) args[a].replace(at, 12, key);
+      argv[a] = args[a].data();
+      lens[a] = args[a].size();
+    }
+    if (redisAppendCommandArgv(c.get(), static_cast<int>(argv.size()), argv.data(),
+                               lens.data()) != REDIS_OK) {
+      fail("cannot format the command");
+    }
+    for (int written = 0; !written;) {
+      if (redisBufferWrite(c.get(), &written) != REDIS_OK) fail("write failed");
     }
     void* reply = nullptr;
     while (reply == nullptr) {
       if (redisBufferRead(c.get()) != REDIS_OK ||
           redisGetReplyFromReader(c.get(), &reply) != REDIS_OK) {
-        throw HarnessError(std::string("polling client: ") + c->errstr);
+        fail("read failed");
+      }
+      if (reply == nullptr && std::chrono::steady_clock::now() > deadline) {
+        fail("no answer within a minute");
       }
     }
+    const bool error = static_cast<redisReply*>(reply)->type == REDIS_REPLY_ERROR;
     freeReplyObject(reply);
+    if (error) fail("an error reply");
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  commands_.push_back("(a hiredis client of bench/peer.cc that polls) SET -c 1 -n " +
-                      std::to_string(requests));
+  std::string line = "(bench/peer.cc's hiredis client that polls, -r 1000)";
+  for (const std::string& a : command) line += " " + a;
+  commands_.push_back(line + " x " + std::to_string(requests));
   return requests / seconds;
 }
 

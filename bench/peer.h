@@ -36,12 +36,14 @@ class Peer {
   // the run's CPU time is added to it.
   double RequestsPerSecond(const std::vector<std::string>& command, int pipeline,
                            int clients, int requests, PeerCpu* cpu = nullptr);
-  // The requests per second of one hiredis connection that sends `SET`
-  // and polls its socket for the reply without ever sleeping, `requests`
-  // in all: the round trip of a client that waits as the harness waits
-  // for a due reply (WorldOptions::reply_spin), where redis-benchmark
-  // sleeps in its event loop. Throws HarnessError on a failure.
-  double PollingRequestsPerSecond(int requests);
+  // The requests per second of one hiredis connection that sends
+  // `command` (__rand_int__ drawn from 1000 keys, as redis-benchmark -r
+  // 1000 does) and polls its socket for each reply without ever sleeping,
+  // `requests` in all: the round trip of a client that waits as the
+  // harness waits for a due reply (WorldOptions::reply_spin), where
+  // redis-benchmark sleeps in its event loop. Throws HarnessError on a
+  // failure, an error reply, or a minute without an answer.
+  double PollingRequestsPerSecond(const std::vector<std::string>& command, int requests);
   // SCRIPT LOAD: the sha1 to EVALSHA `body` with.
   std::string LoadScript(const std::string& body);
 

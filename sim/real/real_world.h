@@ -239,7 +239,7 @@ class RealWorld : public World, public AdapterHost {
   Nanos replication_lag_{0};
   bool direct_ = false;  // WorldOptions::direct_client_links
   Nanos reply_spin_{0};  // WorldOptions::reply_spin
-  Nanos last_sent_{0};   // true time of the harness's last command (WriteNow)
+  Nanos last_sent_{0};   // true time WriteNow last ran (RestartClock moves it)
   // Declared before the servers and connections, so destroyed after them.
   ProxyHub proxy_;
   std::map<std::pair<int, int>, int> links_;  // (process, physical) -> proxy link
