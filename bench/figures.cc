@@ -103,7 +103,7 @@ RealCycles MeasureRealCyclesHere(const std::string& scenario_path, const std::st
 
 // Each run in a child process of its own, as each of redis-benchmark's
 // rounds is: on these virtual machines a real run's speed depended on what
-// its process had run before. Five Redlock runs in a row in one process
+// its process had run before. Six Redlock runs in a row in one process
 // made 5.3 k cycles/s, then 3.4-3.8 k (2026-12-02); a fresh process, as
 // `locksim run` is, makes the first figure every time.
 RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string& redis_server,
