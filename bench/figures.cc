@@ -4,7 +4,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <ctime>
 
@@ -14,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/peer.h"
 #include "bench/synthetic_history.h"
 #include "sim/check/checker.h"
 #include "sim/core/errors.h"
@@ -101,6 +101,13 @@ RealCycles MeasureRealCyclesHere(const std::string& scenario_path, const std::st
 
 }  // namespace
 
+int RealCyclesChild(const std::string& scenario_path, const std::string& redis_server,
+                    bool record_states, bool spin) {
+  const RealCycles c = MeasureRealCyclesHere(scenario_path, redis_server, record_states, spin);
+  std::printf("%lld %.17g\n", static_cast<long long>(c.cycles), c.cycles_per_second);
+  return 0;
+}
+
 // Each run in a child process of its own, as each of redis-benchmark's
 // rounds is: on these virtual machines a real run's speed depended on what
 // its process had run before. Six Redlock runs in a row in one process
@@ -108,51 +115,15 @@ RealCycles MeasureRealCyclesHere(const std::string& scenario_path, const std::st
 // `locksim run` is, makes the first figure every time.
 RealCycles MeasureRealCycles(const std::string& scenario_path, const std::string& redis_server,
                              bool record_states, bool spin) {
-  int out[2];
-  if (pipe(out) != 0) throw HarnessError("pipe() failed");
-  const pid_t pid = fork();
-  if (pid < 0) throw HarnessError("fork() failed");
-  if (pid == 0) {
-    close(out[0]);
-    std::string line;
-    int code = 0;
-    try {
-      const RealCycles c = MeasureRealCyclesHere(scenario_path, redis_server, record_states, spin);
-      char rate[64];
-      std::snprintf(rate, sizeof rate, "%.17g", c.cycles_per_second);
-      line = std::to_string(c.cycles) + " " + rate;
-    } catch (const std::exception& e) {
-      line = e.what();
-      code = 1;
-    }
-    for (size_t done = 0; done < line.size();) {
-      const ssize_t w = write(out[1], line.data() + done, line.size() - done);
-      if (w <= 0) break;
-      done += static_cast<size_t>(w);
-    }
-    _exit(code);
-  }
-  close(out[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) != 0;) {
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    text.append(buf, static_cast<size_t>(n));
-  }
-  close(out[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw HarnessError(scenario_path + ": the run's child failed: " + text);
-  }
+  std::vector<std::string> argv = {"/proc/self/exe", "--real-cycles-child", scenario_path,
+                                   "--redis-server", redis_server};
+  if (!record_states) argv.push_back("--unrecorded");
+  if (!spin) argv.push_back("--asleep");
+  const std::string text = RunCapture(argv);
   RealCycles r;
   std::istringstream in(text);
   if (!(in >> r.cycles >> r.cycles_per_second)) {
-    throw HarnessError(scenario_path + ": the run's child said: " + text);
+    throw HarnessError(scenario_path + ": the run's child printed: " + text);
   }
   return r;
 }

@@ -53,6 +53,11 @@ double ExploreSeedsPerSecond(const std::string& algorithm, const std::string& fa
 int64_t MeasureHistoryPeakMemory(int64_t ops);
 // What that child does; returns its exit code.
 int HistoryMemoryChild(int64_t ops);
+// The child of MeasureRealCycles (this program run again with
+// --real-cycles-child): one real run, its cycles and cycles per second on
+// stdout.
+int RealCyclesChild(const std::string& scenario_path, const std::string& redis_server,
+                    bool record_states, bool spin);
 
 }  // namespace locksim::bench
 

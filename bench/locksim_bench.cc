@@ -540,6 +540,9 @@ int main(int argc, char** argv) {
   using locksim::bench::Options;
   Options options;
   try {
+    std::string real_cycles_child;  // MeasureRealCycles's child: its scenario
+    bool record_states = true;
+    bool spin = true;
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
       auto value = [&]() -> std::string {
@@ -548,6 +551,12 @@ int main(int argc, char** argv) {
       };
       if (arg == "--history-memory-child") {
         return locksim::bench::HistoryMemoryChild(std::stoll(value()));
+      } else if (arg == "--real-cycles-child") {
+        real_cycles_child = value();
+      } else if (arg == "--unrecorded") {
+        record_states = false;
+      } else if (arg == "--asleep") {
+        spin = false;
       } else if (arg == "--results") {
         options.results_dir = value();
       } else if (arg == "--redis-server") {
@@ -559,6 +568,10 @@ int main(int argc, char** argv) {
       } else {
         throw locksim::InputError("unknown option " + arg);
       }
+    }
+    if (!real_cycles_child.empty()) {
+      return locksim::bench::RealCyclesChild(real_cycles_child, options.redis_server,
+                                             record_states, spin);
     }
     return locksim::bench::Main(options);
   } catch (const locksim::InputError& e) {
