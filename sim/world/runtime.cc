@@ -44,17 +44,8 @@ int Runtime::AddThread(int process, std::string name) {
   return history_.AddActor(std::move(name), processes_[process].main_actor);
 }
 
-namespace {
-Nanos Drift(Nanos elapsed, int64_t ppm) {
-  if (ppm == 0) return Nanos{0};  // the usual clock: no 128-bit division
+Nanos Runtime::DriftOf(Nanos elapsed, int64_t ppm) {
   return Nanos(static_cast<int64_t>(static_cast<__int128>(elapsed.count()) * ppm / 1000000));
-}
-}  // namespace
-
-Nanos Runtime::LocalNow(int process) const {
-  const Process& p = processes_[process];
-  return unix_start_ + now_ + p.clock.offset + p.drift_before +
-         Drift(now_ - p.clock_set_at, p.clock.drift_ppm);
 }
 
 void Runtime::SetClock(int process, ProcessClock clock) {

@@ -73,7 +73,13 @@ class Runtime {
   int MainActor(int process) const { return processes_[process].main_actor; }
 
   Nanos Now() const { return now_; }  // true time since the run started
-  Nanos LocalNow(int process) const;  // that process's unix-epoch clock
+  // That process's unix-epoch clock. Inline: a node reads it for every
+  // command it runs.
+  Nanos LocalNow(int process) const {
+    const Process& p = processes_[process];
+    return unix_start_ + now_ + p.clock.offset + p.drift_before +
+           Drift(now_ - p.clock_set_at, p.clock.drift_ppm);
+  }
   void SetClock(int process, ProcessClock clock);
   ProcessClock Clock(int process) const { return processes_[process].clock; }
 
@@ -320,6 +326,12 @@ class Runtime {
   const Key& NextKey() const { return heap_ ? queue_.front() : queue_.back(); }
   std::vector<Callback> callbacks_;        // of the kCallback events
   std::vector<uint32_t> free_callbacks_;  // unused slots of callbacks_
+  // What a clock drifting by `ppm` per million gained over `elapsed`.
+  static Nanos Drift(Nanos elapsed, int64_t ppm) {
+    if (ppm == 0) return Nanos{0};  // the usual clock
+    return DriftOf(elapsed, ppm);
+  }
+  static Nanos DriftOf(Nanos elapsed, int64_t ppm);  // a 128-bit division
   struct Process {
     std::string name;
     int main_actor = 0;

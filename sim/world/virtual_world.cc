@@ -33,10 +33,6 @@ VirtualWorld::VirtualWorld(const WorldOptions& options)
   }
 }
 
-int64_t VirtualWorld::NodeMillis(int physical) const {
-  return duration_cast<Millis>(LocalNow(nodes_[physical].process)).count();
-}
-
 int VirtualWorld::PhysicalOf(int process) const {
   for (size_t i = 0; i < nodes_.size(); ++i) {
     if (nodes_[i].process == process) return static_cast<int>(i);
@@ -44,13 +40,11 @@ int VirtualWorld::PhysicalOf(int process) const {
   return -1;
 }
 
-Nanos& VirtualWorld::LinkLast(int from, int to) {
-  const auto f = static_cast<size_t>(from);
-  const auto t = static_cast<size_t>(to);
-  if (link_last_.size() <= f) link_last_.resize(f + 1);
-  std::vector<Nanos>& row = link_last_[f];
-  if (row.size() <= t) row.resize(t + 1, Nanos{0});
-  return row[t];
+Nanos& VirtualWorld::GrowLinkLast(size_t from, size_t to) {
+  if (link_last_.size() <= from) link_last_.resize(from + 1);
+  std::vector<Nanos>& row = link_last_[from];
+  if (row.size() <= to) row.resize(to + 1, Nanos{0});
+  return row[to];
 }
 
 Nanos VirtualWorld::Arrival(int from, int to, uint32_t id) {
@@ -128,15 +122,13 @@ void VirtualWorld::HealAll() {
   }
 }
 
-int& VirtualWorld::GenerationOf(int actor, int group) {
-  const size_t at = static_cast<size_t>(actor) * groups_.size() + static_cast<size_t>(group);
-  if (generations_.size() <= at) generations_.resize(at + 1, 0);
+int& VirtualWorld::GrowGenerations(size_t at) {
+  generations_.resize(at + 1, 0);
   return generations_[at];
 }
 
-VirtualWorld::Conn& VirtualWorld::ConnOf(int actor, int physical) {
-  const size_t at = static_cast<size_t>(actor) * nodes_.size() + static_cast<size_t>(physical);
-  if (conns_.size() <= at) conns_.resize(at + 1);
+VirtualWorld::Conn& VirtualWorld::GrowConns(size_t at) {
+  conns_.resize(at + 1);
   return conns_[at];
 }
 

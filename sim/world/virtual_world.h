@@ -134,15 +134,27 @@ class VirtualWorld : public World {
   };
   // The connection generation of (client thread, group), and the node
   // connection of (client thread, physical node), grown on first use.
-  int& GenerationOf(int actor, int group);
+  // Looked up three times a message: the lookup is here, to be inlined,
+  // and the growing out of line (GrowGenerations, GrowConns).
+  int& GenerationOf(int actor, int group) {
+    const size_t at = static_cast<size_t>(actor) * groups_.size() + static_cast<size_t>(group);
+    return at < generations_.size() ? generations_[at] : GrowGenerations(at);
+  }
+  int& GrowGenerations(size_t at);
   struct Conn {
     bool open = false;
     int epoch = 0;  // the node's epoch when it was opened
     VirtualRedis::ConnId id = 0;
   };
-  Conn& ConnOf(int actor, int physical);
+  Conn& ConnOf(int actor, int physical) {
+    const size_t at = static_cast<size_t>(actor) * nodes_.size() + static_cast<size_t>(physical);
+    return at < conns_.size() ? conns_[at] : GrowConns(at);
+  }
+  Conn& GrowConns(size_t at);
   void Heal(std::pair<int, int> key, Link& link);
-  int64_t NodeMillis(int physical) const;
+  int64_t NodeMillis(int physical) const {
+    return duration_cast<Millis>(LocalNow(nodes_[physical].process)).count();
+  }
   VirtualRedis::ConnId ConnectionOf(int actor, int physical);
   // Ships a master's pending write effects to its replicas.
   void Replicate(int physical);
@@ -162,7 +174,13 @@ class VirtualWorld : public World {
   // bucket count, the costliest instruction of a message's way (time
   // profile, perf; callgrind counts it as one instruction).
   std::vector<std::vector<Nanos>> link_last_;
-  Nanos& LinkLast(int from, int to);
+  Nanos& LinkLast(int from, int to) {
+    const auto f = static_cast<size_t>(from);
+    const auto t = static_cast<size_t>(to);
+    if (f < link_last_.size() && t < link_last_[f].size()) return link_last_[f][t];
+    return GrowLinkLast(f, t);
+  }
+  Nanos& GrowLinkLast(size_t from, size_t to);
   std::map<std::pair<int, int>, Link> links_;       // faults per (from, to)
   std::vector<Message> messages_;
   std::vector<uint32_t> free_messages_;
