@@ -279,6 +279,12 @@ class Runtime {
   // Moves a callback out of its slot and frees the slot.
   Callback TakeCallback(uint32_t slot);
   void CheckNotPast(Nanos at) const;
+  // What a clock drifting by `ppm` per million gained over `elapsed`.
+  static Nanos Drift(Nanos elapsed, int64_t ppm) {
+    if (ppm == 0) return Nanos{0};  // the usual clock
+    return DriftOf(elapsed, ppm);
+  }
+  static Nanos DriftOf(Nanos elapsed, int64_t ppm);  // a 128-bit division
   void AddProcessRecord(std::string name, int actor);
   // Puts a key in its place in the queue.
   void PushKey(const Key& key);
@@ -326,12 +332,6 @@ class Runtime {
   const Key& NextKey() const { return heap_ ? queue_.front() : queue_.back(); }
   std::vector<Callback> callbacks_;        // of the kCallback events
   std::vector<uint32_t> free_callbacks_;  // unused slots of callbacks_
-  // What a clock drifting by `ppm` per million gained over `elapsed`.
-  static Nanos Drift(Nanos elapsed, int64_t ppm) {
-    if (ppm == 0) return Nanos{0};  // the usual clock
-    return DriftOf(elapsed, ppm);
-  }
-  static Nanos DriftOf(Nanos elapsed, int64_t ppm);  // a 128-bit division
   struct Process {
     std::string name;
     int main_actor = 0;

@@ -134,8 +134,10 @@ class VirtualWorld : public World {
   };
   // The connection generation of (client thread, group), and the node
   // connection of (client thread, physical node), grown on first use.
-  // Looked up three times a message: the lookup is here, to be inlined,
-  // and the growing out of line (GrowGenerations, GrowConns).
+  // A message looks its generation up three times (sent, served,
+  // delivered) and its node connection once: the lookup is here, to be
+  // inlined, and the growing out of line. GrowGenerations and GrowConns
+  // REQUIRE `at` past the table's end (they resize it to end there).
   int& GenerationOf(int actor, int group) {
     const size_t at = static_cast<size_t>(actor) * groups_.size() + static_cast<size_t>(group);
     return at < generations_.size() ? generations_[at] : GrowGenerations(at);
