@@ -1,8 +1,6 @@
 #include "bench/figures.h"
 
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <ctime>
@@ -147,21 +145,8 @@ int HistoryMemoryChild(int64_t ops) {
 }
 
 int64_t MeasureHistoryPeakMemory(int64_t ops) {
-  const pid_t pid = fork();
-  if (pid < 0) throw HarnessError("fork() failed");
-  if (pid == 0) {
-    const std::string arg = std::to_string(ops);
-    execl("/proc/self/exe", "locksim_bench", "--history-memory-child", arg.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
   rusage usage{};
-  while (wait4(pid, &status, 0, &usage) < 0) {
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    throw HarnessError("the history memory child failed (status " + std::to_string(status) + ")");
-  }
+  RunCapture({"/proc/self/exe", "--history-memory-child", std::to_string(ops)}, &usage);
   return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // ru_maxrss is in KiB on Linux
 }
 

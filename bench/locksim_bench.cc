@@ -569,6 +569,9 @@ int main(int argc, char** argv) {
         throw locksim::InputError("unknown option " + arg);
       }
     }
+    if (real_cycles_child.empty() && (!record_states || !spin)) {
+      throw locksim::InputError("--unrecorded and --asleep go with --real-cycles-child");
+    }
     if (!real_cycles_child.empty()) {
       return locksim::bench::RealCyclesChild(real_cycles_child, options.redis_server,
                                              record_states, spin);
